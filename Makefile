@@ -1,0 +1,48 @@
+# dcsim: every target does its own set-up from a fresh clone.
+#   make demo   set up, then run a paper experiment in quick mode and plot it
+#   make test   set up, then run every test (Rust and Python)
+#   make bench  set up, then run the benchmarks
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+PY_SRC := $(shell find python -name '*.py' -o -name '*.txt')
+
+.PHONY: all setup build demo test test-rust test-python bench clean
+
+all: test
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q 'maturin>=1.5,<2'
+
+# Release build of the extension, installed into the venv with the
+# package's dependencies (and test extras).
+.stamp-build: $(PY) $(RUST_SRC)
+	maturin develop --release -q -E test
+	touch $@
+
+setup build: .stamp-build
+
+demo: .stamp-build
+	$(PY) -m dcsim.demo --out out/demo
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --release -q -p dcsim-engine
+
+test-python: .stamp-build
+	$(PY) -m pytest
+
+bench: .stamp-build
+	$(PY) -m dcsim bench --flows 20000
+	$(PY) -m dcsim.bench_memory
+
+clean:
+	rm -rf $(VENV) target .stamp-build out

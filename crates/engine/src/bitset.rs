@@ -1,0 +1,146 @@
+//! A fixed-size bitset over segment indices, used for the SACK scoreboard
+//! of a sender and the reassembly map of a receiver. Allocated once per
+//! flow, never per packet.
+
+#[derive(Clone, Debug, Default)]
+pub struct Bitset {
+    words: Vec<u64>,
+}
+
+impl Bitset {
+    pub fn new(bits: u32) -> Self {
+        Bitset { words: vec![0; (bits as usize).div_ceil(64)] }
+    }
+
+    #[inline]
+    pub fn get(&self, i: u32) -> bool {
+        let i = i as usize;
+        self.words[i >> 6] >> (i & 63) & 1 == 1
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: u32) {
+        let i = i as usize;
+        self.words[i >> 6] |= 1 << (i & 63);
+    }
+
+    /// Set every bit in `[lo, hi)`.
+    pub fn set_range(&mut self, lo: u32, hi: u32) {
+        let mut i = lo as usize;
+        let hi = hi as usize;
+        while i < hi {
+            let bit = i & 63;
+            let n = (64 - bit).min(hi - i);
+            let mask = if n == 64 { !0u64 } else { ((1u64 << n) - 1) << bit };
+            self.words[i >> 6] |= mask;
+            i += n;
+        }
+    }
+
+    /// Number of set bits in `[lo, hi)`.
+    pub fn count(&self, lo: u32, hi: u32) -> u32 {
+        if lo >= hi {
+            return 0;
+        }
+        let (lo, hi) = (lo as usize, hi as usize);
+        let (wl, wh) = (lo >> 6, (hi - 1) >> 6);
+        let lo_mask = !0u64 << (lo & 63);
+        let hi_mask = !0u64 >> (63 - ((hi - 1) & 63));
+        if wl == wh {
+            return (self.words[wl] & lo_mask & hi_mask).count_ones();
+        }
+        let mut n = (self.words[wl] & lo_mask).count_ones() + (self.words[wh] & hi_mask).count_ones();
+        for w in &self.words[wl + 1..wh] {
+            n += w.count_ones();
+        }
+        n
+    }
+
+    /// First index in `[lo, hi)` whose bit is clear.
+    pub fn next_clear(&self, lo: u32, hi: u32) -> Option<u32> {
+        let mut i = lo;
+        while i < hi {
+            let w = self.words[(i >> 6) as usize] >> (i & 63);
+            if w == !0u64 >> (i & 63) {
+                // rest of this word is all ones: jump to the next word
+                i = (i | 63) + 1;
+                continue;
+            }
+            let off = (!w).trailing_zeros();
+            let j = i + off;
+            return (j < hi).then_some(j);
+        }
+        None
+    }
+
+    /// First index in `[lo, hi)` whose bit is set.
+    pub fn next_set(&self, lo: u32, hi: u32) -> Option<u32> {
+        let mut i = lo;
+        while i < hi {
+            let w = self.words[(i >> 6) as usize] >> (i & 63);
+            if w == 0 {
+                i = (i | 63) + 1;
+                continue;
+            }
+            let j = i + w.trailing_zeros();
+            return (j < hi).then_some(j);
+        }
+        None
+    }
+
+    /// The maximal run of set bits containing `i` (which must be set), as
+    /// `[start, end)`, not extending below `floor`.
+    pub fn run_around(&self, i: u32, floor: u32, len: u32) -> (u32, u32) {
+        let mut start = i;
+        while start > floor && self.get(start - 1) {
+            start -= 1;
+        }
+        let end = self.next_clear(i, len).unwrap_or(len);
+        (start, end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_and_search_across_words() {
+        let mut b = Bitset::new(300);
+        for i in [0, 5, 63, 64, 65, 127, 128, 200, 299] {
+            b.set(i);
+        }
+        assert_eq!(b.count(0, 300), 9);
+        assert_eq!(b.count(1, 64), 2);
+        assert_eq!(b.count(63, 66), 3);
+        assert_eq!(b.count(66, 127), 0);
+        assert_eq!(b.count(10, 10), 0);
+        assert_eq!(b.next_set(6, 300), Some(63));
+        assert_eq!(b.next_set(201, 299), None);
+        assert_eq!(b.next_clear(63, 300), Some(66));
+        assert_eq!(b.next_clear(0, 1), None);
+        assert_eq!(b.run_around(64, 0, 300), (63, 66));
+        assert_eq!(b.run_around(64, 64, 300), (64, 66));
+    }
+
+    #[test]
+    fn set_range_matches_bit_by_bit() {
+        for (lo, hi) in [(0, 0), (0, 64), (3, 70), (63, 129), (64, 128), (5, 6), (100, 300)] {
+            let mut a = Bitset::new(300);
+            let mut b = Bitset::new(300);
+            a.set_range(lo, hi);
+            (lo..hi).for_each(|i| b.set(i));
+            assert_eq!(a.words, b.words, "range {lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn next_clear_skips_full_words() {
+        let mut b = Bitset::new(200);
+        for i in 0..150 {
+            b.set(i);
+        }
+        assert_eq!(b.next_clear(3, 200), Some(150));
+        assert_eq!(b.next_clear(3, 150), None);
+    }
+}

@@ -1,0 +1,29 @@
+//! dcsim engine: a packet-level discrete-event simulator of datacenter
+//! transports. Pure Rust; the Python package drives it through bindings.
+//!
+//! Modules are named after what they model (DESIGN.md, "The parts of the
+//! engine"): `time`, `packet`, `event` (the calendar), `topology`,
+//! `routing`, `port`, `tcp`, `workload`, `metrics`, and `sim`, which owns
+//! all state of one run.
+
+pub mod bitset;
+pub mod config;
+pub mod event;
+pub mod metrics;
+pub mod packet;
+pub mod port;
+pub mod routing;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod topology;
+pub mod workload;
+
+pub use config::Config;
+pub use metrics::{Conservation, Counters, FlowRecord, PortReport};
+pub use sim::{Simulation, Status};
+
+/// Parse a resolved configuration from JSON (as the Python layer writes it).
+pub fn config_from_json(json: &str) -> Result<Config, String> {
+    serde_json::from_str(json).map_err(|e| format!("invalid engine configuration: {e}"))
+}

@@ -1,0 +1,85 @@
+//! What a run reports: one record per finished flow, and counters.
+
+use crate::time::Time;
+use serde::Serialize;
+
+/// A finished flow. Times in picoseconds; the Python layer converts to
+/// seconds and computes the slowdown `fct / ideal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowRecord {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Time,
+    /// When the receiver held every byte.
+    pub finish: Time,
+    /// FCT of the flow alone on the idle network (DESIGN.md, "Normalized FCT").
+    pub ideal: Time,
+    /// Data packets sent more than once.
+    pub retx: u32,
+    pub timeouts: u32,
+}
+
+/// Whole-run counters. Conservation: `host_tx = delivered + dropped +
+/// queued + in_flight`, in packets and in bytes (see `Simulation::conservation`).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Counters {
+    pub events: u64,
+    /// One packet crossing one link.
+    pub packet_hops: u64,
+    pub host_tx_pkts: u64,
+    pub host_tx_bytes: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub dropped_pkts: u64,
+    pub dropped_bytes: u64,
+    pub marked_pkts: u64,
+    pub data_pkts: u64,
+    pub ack_pkts: u64,
+    pub retransmitted_pkts: u64,
+    pub timeouts: u64,
+    /// Packets delivered to a host after their flow had ended.
+    pub stale_pkts: u64,
+    pub flows_started: u64,
+    pub flows_finished: u64,
+    pub max_active_flows: u64,
+}
+
+/// End-of-run packet and byte accounting.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    pub injected_pkts: u64,
+    pub delivered_pkts: u64,
+    pub dropped_pkts: u64,
+    pub queued_pkts: u64,
+    pub in_flight_pkts: u64,
+    pub injected_bytes: u64,
+    pub delivered_bytes: u64,
+    pub dropped_bytes: u64,
+    pub queued_bytes: u64,
+    pub in_flight_bytes: u64,
+}
+
+impl Conservation {
+    pub fn holds(&self) -> bool {
+        self.injected_pkts == self.delivered_pkts + self.dropped_pkts + self.queued_pkts + self.in_flight_pkts
+            && self.injected_bytes
+                == self.delivered_bytes + self.dropped_bytes + self.queued_bytes + self.in_flight_bytes
+    }
+}
+
+/// Per-port statistics for reports (drops by node and port).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PortReport {
+    pub port: u32,
+    pub node: u32,
+    pub peer: u32,
+    /// 0 host NIC, 1 leaf/edge, 2 spine/aggregation, 3 core.
+    pub tier: u8,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub max_queue_bytes: u64,
+}

@@ -1,0 +1,171 @@
+//! An output port: the buffer and serializer at one end of a link. The port
+//! owns buffer accounting and serialization; the discipline (`Queue`) only
+//! decides what to admit, mark and send next (STYLE_ANCHORS: composition,
+//! not inheritance). New disciplines are new `Queue` variants.
+
+use crate::packet::{flags, Packet};
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// The queueing discipline of a port.
+#[derive(Debug)]
+pub enum Queue {
+    /// Drop-tail FIFO, optionally marking ECN when the queue is long.
+    Fifo(VecDeque<Packet>),
+}
+
+/// Why a packet was not admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drop {
+    /// The buffer limit would be exceeded (drop-tail).
+    Overflow,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortStats {
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub marks: u64,
+    pub max_bytes: u64,
+}
+
+#[derive(Debug)]
+pub struct Port {
+    pub rate_bps: u64,
+    pub delay_ps: Time,
+    pub peer: u32,
+    /// Delay added on arrival at `peer` (host processing when it is a host).
+    pub arrival_extra_ps: Time,
+    /// The serializer is busy until this time.
+    pub busy_until: Time,
+    /// A `TxDone` event is in the calendar for this port.
+    pub wake_pending: bool,
+    pub queue: Queue,
+    /// Bytes queued (not counting the packet being serialized).
+    pub bytes: u64,
+    pub limit_bytes: u64,
+    /// Mark CE on arrival when at least this many bytes are queued.
+    pub ecn_threshold: u64,
+    pub stats: PortStats,
+}
+
+impl Port {
+    pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, limit_bytes: u64, ecn_threshold: Option<u64>) -> Port {
+        Port {
+            rate_bps,
+            delay_ps,
+            peer,
+            arrival_extra_ps: 0,
+            busy_until: 0,
+            wake_pending: false,
+            queue: Queue::Fifo(VecDeque::new()),
+            bytes: 0,
+            limit_bytes,
+            ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
+            stats: PortStats::default(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match &self.queue {
+            Queue::Fifo(q) => q.is_empty(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.queue {
+            Queue::Fifo(q) => q.len(),
+        }
+    }
+
+    /// Offer a packet to the buffer. On success it is queued (and maybe
+    /// marked); on failure the caller owns the dropped packet.
+    #[inline]
+    pub fn enqueue(&mut self, mut pkt: Packet) -> Result<(), (Drop, Packet)> {
+        let size = pkt.size as u64;
+        if self.bytes + size > self.limit_bytes {
+            self.stats.drops += 1;
+            self.stats.drop_bytes += size;
+            return Err((Drop::Overflow, pkt));
+        }
+        // DCTCP-style marking on the instantaneous queue at arrival
+        // (DCTCP §3.1: mark when the queue exceeds K on arrival).
+        if self.bytes >= self.ecn_threshold && pkt.has(flags::ECT) {
+            pkt.flags |= flags::CE;
+            self.stats.marks += 1;
+        }
+        self.bytes += size;
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        match &mut self.queue {
+            Queue::Fifo(q) => q.push_back(pkt),
+        }
+        Ok(())
+    }
+
+    /// Take the next packet to serialize.
+    #[inline]
+    pub fn dequeue(&mut self) -> Option<Packet> {
+        let pkt = match &mut self.queue {
+            Queue::Fifo(q) => q.pop_front(),
+        }?;
+        self.bytes -= pkt.size as u64;
+        Some(pkt)
+    }
+
+    /// Packets currently buffered, for end-of-run accounting.
+    pub fn queued(&self) -> impl Iterator<Item = &Packet> {
+        match &self.queue {
+            Queue::Fifo(q) => q.iter(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Kind;
+
+    fn pkt(size: u16, ect: bool) -> Packet {
+        Packet {
+            flow: 0,
+            slot: 0,
+            seq: 0,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: 0,
+            ts: 0,
+            src: 0,
+            dst: 1,
+            size,
+            kind: Kind::Data,
+            flags: if ect { flags::ECT } else { 0 },
+        }
+    }
+
+    #[test]
+    fn drop_tail_at_the_byte_limit() {
+        let mut p = Port::new(10, 0, 1, 3000, None);
+        assert!(p.enqueue(pkt(1500, false)).is_ok());
+        assert!(p.enqueue(pkt(1500, false)).is_ok());
+        assert!(p.enqueue(pkt(40, false)).is_err());
+        assert_eq!(p.stats.drops, 1);
+        assert_eq!(p.bytes, 3000);
+        assert_eq!(p.dequeue().unwrap().size, 1500);
+        assert_eq!(p.bytes, 1500);
+    }
+
+    #[test]
+    fn marks_ect_packets_above_threshold_only() {
+        let mut p = Port::new(10, 0, 1, 100_000, Some(3000));
+        for _ in 0..2 {
+            p.enqueue(pkt(1500, true)).unwrap();
+        }
+        p.enqueue(pkt(1500, false)).unwrap(); // not ECT: never marked
+        p.enqueue(pkt(1500, true)).unwrap(); // 4500 queued: marked
+        let marked: Vec<bool> = std::iter::from_fn(|| p.dequeue()).map(|x| x.has(flags::CE)).collect();
+        assert_eq!(marked, vec![false, false, false, true]);
+        assert_eq!(p.stats.marks, 1);
+    }
+}

@@ -1,0 +1,168 @@
+//! Shortest-path routing: for every node and destination host, the group of
+//! output ports on a shortest path. The load balancer picks one member per
+//! flow (ECMP) or per packet (spraying).
+
+use crate::config::LoadBalancing;
+use crate::topology::Network;
+use std::collections::VecDeque;
+
+pub struct Routes {
+    hosts: usize,
+    /// `groups[node * hosts + dst]` = (offset, len) into `ports`.
+    groups: Vec<(u32, u16)>,
+    ports: Vec<u32>,
+    lb: LoadBalancing,
+    /// One spraying RNG state per node (SplitMix64 stream).
+    spray_state: Vec<u64>,
+    salt: u64,
+}
+
+impl Routes {
+    pub fn build(net: &Network, lb: LoadBalancing, seed: u64) -> Routes {
+        let n = net.nodes.len();
+        let hosts = net.hosts as usize;
+        let mut groups = vec![(0u32, 0u16); n * hosts];
+        let mut ports = Vec::new();
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        for dst in 0..hosts {
+            // Breadth-first search from the destination over reversed
+            // links. Hosts other than the destination are never transit.
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            queue.push_back(dst as u32);
+            while let Some(u) = queue.pop_front() {
+                if u as usize != dst && net.is_host(u) {
+                    continue;
+                }
+                for &p in &net.nodes[u as usize].ports {
+                    let v = net.links[p as usize].peer as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u as usize] + 1;
+                        queue.push_back(v as u32);
+                    }
+                }
+            }
+            for u in 0..n {
+                if u == dst || dist[u] == u32::MAX {
+                    continue;
+                }
+                let off = ports.len() as u32;
+                for &p in &net.nodes[u].ports {
+                    let v = net.links[p as usize].peer as usize;
+                    if dist[v] + 1 == dist[u] && (v == dst || !net.is_host(v as u32)) {
+                        ports.push(p);
+                    }
+                }
+                groups[u * hosts + dst] = (off, (ports.len() as u32 - off) as u16);
+            }
+        }
+        Routes {
+            hosts,
+            groups,
+            ports,
+            lb,
+            spray_state: (0..n as u64).map(|i| splitmix(seed ^ 0x5eed_5a7a ^ i)).collect(),
+            salt: splitmix(seed ^ 0xec3f),
+        }
+    }
+
+    /// All shortest-path output ports of `node` towards host `dst`.
+    pub fn group(&self, node: u32, dst: u32) -> &[u32] {
+        let (off, len) = self.groups[node as usize * self.hosts + dst as usize];
+        &self.ports[off as usize..off as usize + len as usize]
+    }
+
+    /// The output port a packet of `flow` takes at `node` towards `dst`.
+    #[inline]
+    pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
+        let (off, len) = self.groups[node as usize * self.hosts + dst as usize];
+        debug_assert!(len > 0, "no route from node {node} to host {dst}");
+        if len == 1 {
+            return self.ports[off as usize];
+        }
+        let pick = match self.lb {
+            LoadBalancing::Ecmp => {
+                // Hash of (flow, node): salting with the node avoids every
+                // tier making the same choice (hash polarization).
+                splitmix(self.salt ^ ((flow as u64) << 20) ^ node as u64)
+            }
+            LoadBalancing::Spray => {
+                let s = &mut self.spray_state[node as usize];
+                *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                splitmix(*s)
+            }
+        };
+        self.ports[off as usize + (pick % len as u64) as usize]
+    }
+}
+
+/// SplitMix64 finalizer: a cheap, well-mixed 64-bit hash.
+#[inline]
+pub fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+
+    fn leaf_spine() -> Network {
+        Network::build(&TopologyConfig::LeafSpine {
+            leaves: 3,
+            spines: 4,
+            hosts_per_leaf: 2,
+            host_rate_bps: 10,
+            spine_rate_bps: 40,
+            host_delay_ps: 1,
+            spine_delay_ps: 1,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn leaf_has_one_port_per_spine_towards_remote_hosts() {
+        let net = leaf_spine();
+        let r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        let leaf0 = 6;
+        assert_eq!(r.group(leaf0, 5).len(), 4); // host 5 is under leaf 2
+        assert_eq!(r.group(leaf0, 1).len(), 1); // host 1 is local
+        assert_eq!(r.group(0, 5).len(), 1); // a host has only its NIC
+    }
+
+    #[test]
+    fn ecmp_is_per_flow_and_spray_spreads() {
+        let net = leaf_spine();
+        let mut r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        let first = r.next_port(6, 5, 42);
+        assert!((0..100).all(|_| r.next_port(6, 5, 42) == first));
+        let mut s = Routes::build(&net, LoadBalancing::Spray, 1);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..100 {
+            seen.insert(s.next_port(6, 5, 42));
+        }
+        assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn fat_tree_paths_have_the_expected_diversity() {
+        let net = Network::build(&TopologyConfig::FatTree {
+            k: 4,
+            host_rate_bps: 1,
+            fabric_rate_bps: 1,
+            host_delay_ps: 0,
+            fabric_delay_ps: 0,
+        })
+        .unwrap();
+        let r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        // edge switch of host 0 towards a host in another pod: 2 aggs
+        let edge0 = net.links[net.nic(0) as usize].peer;
+        assert_eq!(r.group(edge0, 15).len(), 2);
+        // towards the other host on the same edge: the direct port only
+        assert_eq!(r.group(edge0, 1).len(), 1);
+    }
+}

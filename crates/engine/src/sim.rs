@@ -1,0 +1,518 @@
+//! The simulation: all state of one run in one value (no globals), and the
+//! event loop that dispatches on `Event`. Schemes plug in through the port
+//! discipline and the host transport; this file only moves packets.
+
+use crate::config::Config;
+use crate::event::{Calendar, Event};
+use crate::metrics::{Conservation, Counters, FlowRecord, PortReport};
+use crate::packet::{flags, Kind, Packet};
+use crate::port::Port;
+use crate::routing::Routes;
+use crate::tcp::{AckInfo, TcpReceiver, TcpSender};
+use crate::time::{serialization, Time};
+use crate::topology::Network;
+use crate::workload::{FlowGen, FlowSpec};
+
+/// State of one active flow: both endpoints live in the same slot.
+struct Flow {
+    spec: FlowSpec,
+    n_segs: u32,
+    ideal: Time,
+    snd: TcpSender,
+    rcv: TcpReceiver,
+    recorded: bool,
+}
+
+/// Active flows in a slab: slots are reused, so memory follows the number
+/// of active flows, not the total.
+#[derive(Default)]
+struct FlowTable {
+    slots: Vec<Option<Flow>>,
+    free: Vec<u32>,
+    active: u64,
+}
+
+impl FlowTable {
+    fn insert(&mut self, f: Flow) -> u32 {
+        self.active += 1;
+        match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(f);
+                s
+            }
+            None => {
+                self.slots.push(Some(f));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The flow in `slot` if it is still flow `id`.
+    #[inline]
+    fn get(&mut self, slot: u32, id: u32) -> Option<&mut Flow> {
+        match self.slots.get_mut(slot as usize) {
+            Some(Some(f)) if f.spec.id == id => Some(f),
+            _ => None,
+        }
+    }
+
+    fn remove(&mut self, slot: u32) {
+        self.slots[slot as usize] = None;
+        self.free.push(slot);
+        self.active -= 1;
+    }
+}
+
+/// Why `run` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The event budget of this call ran out; call `run` again.
+    Running,
+    /// Every flow finished.
+    Done,
+    /// The stop time was reached with flows unfinished.
+    Stopped,
+    /// No event left but flows unfinished (should not happen).
+    Stalled,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    net: Network,
+    routes: Routes,
+    ports: Vec<Port>,
+    cal: Calendar,
+    now: Time,
+    gen: FlowGen,
+    next_flow: Option<FlowSpec>,
+    flows: FlowTable,
+    records: Vec<FlowRecord>,
+    counters: Counters,
+    segs: Vec<u32>,
+    status: Status,
+}
+
+impl Simulation {
+    pub fn new(cfg: Config) -> Result<Simulation, String> {
+        let t = &cfg.transport;
+        if t.mss_bytes == 0 || t.mss_bytes + t.header_bytes > u16::MAX as u32 || t.ack_bytes == 0 {
+            return Err("mss_bytes + header_bytes must be in 1..65535 and ack_bytes > 0".into());
+        }
+        let net = Network::build(&cfg.topology)?;
+        if net.hosts > u16::MAX as u32 {
+            return Err(format!("at most 65535 hosts are supported, got {}", net.hosts));
+        }
+        let routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
+        let ports = net
+            .links
+            .iter()
+            .map(|l| {
+                let from_host = net.is_host(l.node);
+                let limit = if from_host {
+                    cfg.port.host_queue_bytes.unwrap_or(u64::MAX)
+                } else {
+                    cfg.port.switch_queue_bytes
+                };
+                let ecn = if from_host { None } else { cfg.port.ecn_threshold_bytes };
+                let mut p = Port::new(l.rate_bps, l.delay_ps, l.peer, limit, ecn);
+                if net.is_host(l.peer) {
+                    p.arrival_extra_ps = cfg.host_delay_ps;
+                }
+                p
+            })
+            .collect();
+        let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
+        let mut cal = Calendar::new();
+        let next_flow = gen.next_flow();
+        if let Some(f) = next_flow {
+            cal.schedule(f.start, Event::FlowArrival);
+        }
+        Ok(Simulation {
+            cfg,
+            net,
+            routes,
+            ports,
+            cal,
+            now: 0,
+            gen,
+            next_flow,
+            flows: FlowTable::default(),
+            records: Vec::new(),
+            counters: Counters::default(),
+            segs: Vec::with_capacity(64),
+            status: Status::Running,
+        })
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn total_flows(&self) -> u64 {
+        self.gen.total
+    }
+    pub fn active_flows(&self) -> u64 {
+        self.flows.active
+    }
+    pub fn status(&self) -> Status {
+        self.status
+    }
+    pub fn hosts(&self) -> u32 {
+        self.net.hosts
+    }
+
+    /// Take the records of flows finished since the last call.
+    pub fn drain_records(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Run at most `max_events` events.
+    pub fn run(&mut self, max_events: u64) -> Status {
+        if self.status != Status::Running {
+            return self.status;
+        }
+        let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
+        for _ in 0..max_events {
+            if self.counters.flows_finished == self.gen.total {
+                self.status = Status::Done;
+                return self.status;
+            }
+            let Some(t) = self.cal.peek_time() else {
+                self.status = Status::Stalled;
+                return self.status;
+            };
+            if t > stop {
+                self.now = stop;
+                self.status = Status::Stopped;
+                return self.status;
+            }
+            let (t, ev) = self.cal.pop().expect("peeked");
+            debug_assert!(t >= self.now, "time went backwards");
+            self.now = t;
+            self.counters.events += 1;
+            match ev {
+                Event::Arrive { node, pkt } => self.on_arrive(node, pkt),
+                Event::TxDone { port } => self.on_tx_done(port),
+                Event::FlowArrival => self.on_flow_arrival(),
+                Event::Rto { slot, flow } => self.on_rto(slot, flow),
+            }
+        }
+        if self.counters.flows_finished == self.gen.total {
+            self.status = Status::Done;
+        }
+        self.status
+    }
+
+    /// Run to the end.
+    pub fn run_to_end(&mut self) -> Status {
+        while self.run(1 << 20) == Status::Running {}
+        self.status
+    }
+
+    // ---- packets through ports -------------------------------------------
+
+    fn on_arrive(&mut self, node: u32, pkt: Packet) {
+        if self.net.is_host(node) {
+            self.on_host_receive(node, pkt);
+        } else {
+            let port = self.routes.next_port(node, pkt.dst as u32, pkt.flow);
+            self.offer(port, pkt);
+        }
+    }
+
+    /// A packet reaches an output port: send it now if the port is idle,
+    /// else buffer it (or drop it) and make sure the port wakes up.
+    #[inline]
+    fn offer(&mut self, port: u32, pkt: Packet) {
+        let p = &mut self.ports[port as usize];
+        if p.busy_until <= self.now && p.is_empty() {
+            self.transmit(port, pkt);
+            return;
+        }
+        match p.enqueue(pkt) {
+            Ok(()) => {
+                if !p.wake_pending {
+                    p.wake_pending = true;
+                    self.cal.schedule(p.busy_until, Event::TxDone { port });
+                }
+            }
+            Err((_, dropped)) => {
+                self.counters.dropped_pkts += 1;
+                self.counters.dropped_bytes += dropped.size as u64;
+            }
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, port: u32, pkt: Packet) {
+        let p = &mut self.ports[port as usize];
+        let ser = serialization(pkt.size as u64, p.rate_bps);
+        p.busy_until = self.now + ser;
+        p.stats.tx_pkts += 1;
+        p.stats.tx_bytes += pkt.size as u64;
+        self.counters.packet_hops += 1;
+        let at = self.now + ser + p.delay_ps + p.arrival_extra_ps;
+        self.cal.schedule(at, Event::Arrive { node: p.peer, pkt });
+    }
+
+    fn on_tx_done(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        p.wake_pending = false;
+        if let Some(pkt) = p.dequeue() {
+            self.transmit(port, pkt);
+            let p = &mut self.ports[port as usize];
+            if !p.is_empty() {
+                p.wake_pending = true;
+                self.cal.schedule(p.busy_until, Event::TxDone { port });
+            }
+        }
+    }
+
+    /// A host puts a packet on its NIC.
+    fn inject(&mut self, host: u32, pkt: Packet) {
+        self.counters.host_tx_pkts += 1;
+        self.counters.host_tx_bytes += pkt.size as u64;
+        let nic = self.net.nic(host);
+        self.offer(nic, pkt);
+    }
+
+    // ---- transport -------------------------------------------------------
+
+    fn on_flow_arrival(&mut self) {
+        let spec = self.next_flow.take().expect("a flow arrival is scheduled only with a pending flow");
+        self.start_flow(spec);
+        self.next_flow = self.gen.next_flow();
+        if let Some(f) = self.next_flow {
+            self.cal.schedule(f.start.max(self.now), Event::FlowArrival);
+        }
+    }
+
+    fn start_flow(&mut self, spec: FlowSpec) {
+        let t = &self.cfg.transport;
+        let n_segs = spec.size.div_ceil(t.mss_bytes as u64);
+        let n_segs = u32::try_from(n_segs).expect("flow too large");
+        let wire = spec.size + n_segs as u64 * t.header_bytes as u64;
+        let first_pkt = spec.size.min(t.mss_bytes as u64) + t.header_bytes as u64;
+        let ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
+        let flow = Flow {
+            spec,
+            n_segs,
+            ideal,
+            snd: TcpSender::new(n_segs, t),
+            rcv: TcpReceiver::new(n_segs),
+            recorded: false,
+        };
+        let slot = self.flows.insert(flow);
+        self.counters.flows_started += 1;
+        self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
+        let mut segs = std::mem::take(&mut self.segs);
+        let f = self.flows.get(slot, spec.id).expect("just inserted");
+        f.snd.fill(self.now, &mut segs);
+        self.send_segments(slot, spec.id, &mut segs);
+        self.segs = segs;
+    }
+
+    /// Build and inject the data packets of `segs`, then arm the timer.
+    fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<u32>) {
+        let t = &self.cfg.transport;
+        let (mss, hdr) = (t.mss_bytes as u64, t.header_bytes as u64);
+        let Some(f) = self.flows.get(slot, id) else { return };
+        let spec = f.spec;
+        let n_segs = f.n_segs;
+        let (deadline, pending) = (f.snd.rto_deadline, f.snd.timer_pending);
+        if let (Some(d), false) = (deadline, pending) {
+            f.snd.timer_pending = true;
+            self.cal.schedule(d, Event::Rto { slot, flow: id });
+        }
+        for &seg in segs.iter() {
+            let payload = if seg + 1 == n_segs { spec.size - (n_segs as u64 - 1) * mss } else { mss };
+            let pkt = Packet {
+                flow: id,
+                slot,
+                seq: seg,
+                sack_lo: 0,
+                sack_hi: 0,
+                prio: 0,
+                ts: self.now,
+                src: spec.src as u16,
+                dst: spec.dst as u16,
+                size: (payload + hdr) as u16,
+                kind: Kind::Data,
+                flags: 0,
+            };
+            self.counters.data_pkts += 1;
+            self.inject(spec.src, pkt);
+        }
+        segs.clear();
+    }
+
+    fn on_host_receive(&mut self, host: u32, pkt: Packet) {
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.size as u64;
+        debug_assert_eq!(host, pkt.dst as u32, "packet delivered to the wrong host");
+        let now = self.now;
+        let Some(f) = self.flows.get(pkt.slot, pkt.flow) else {
+            self.counters.stale_pkts += 1;
+            return;
+        };
+        match pkt.kind {
+            Kind::Data => {
+                let (ackno, lo, hi) = f.rcv.on_data(pkt.seq);
+                if f.rcv.complete() && !f.recorded {
+                    f.recorded = true;
+                    self.records.push(FlowRecord {
+                        id: f.spec.id,
+                        src: f.spec.src,
+                        dst: f.spec.dst,
+                        size: f.spec.size,
+                        start: f.spec.start,
+                        finish: now,
+                        ideal: f.ideal,
+                        retx: f.snd.retx,
+                        timeouts: f.snd.timeouts,
+                    });
+                    self.counters.flows_finished += 1;
+                }
+                let ack = Packet {
+                    seq: ackno,
+                    sack_lo: lo,
+                    sack_hi: hi,
+                    src: pkt.dst,
+                    dst: pkt.src,
+                    size: self.cfg.transport.ack_bytes as u16,
+                    kind: Kind::Ack,
+                    flags: if pkt.has(flags::CE) { flags::ECE } else { 0 },
+                    ..pkt
+                };
+                self.counters.ack_pkts += 1;
+                self.inject(host, ack);
+            }
+            Kind::Ack => {
+                let info = AckInfo { ackno: pkt.seq, sack_lo: pkt.sack_lo, sack_hi: pkt.sack_hi, ts_echo: pkt.ts };
+                let mut segs = std::mem::take(&mut self.segs);
+                let retx_before = f.snd.retx;
+                f.snd.on_ack(now, info, &self.cfg.transport, &mut segs);
+                self.counters.retransmitted_pkts += (f.snd.retx - retx_before) as u64;
+                if f.snd.done() && f.recorded {
+                    self.flows.remove(pkt.slot);
+                } else {
+                    self.send_segments(pkt.slot, pkt.flow, &mut segs);
+                }
+                self.segs = segs;
+            }
+        }
+    }
+
+    fn on_rto(&mut self, slot: u32, id: u32) {
+        let now = self.now;
+        let Some(f) = self.flows.get(slot, id) else { return };
+        f.snd.timer_pending = false;
+        match f.snd.rto_deadline {
+            None => {}
+            Some(d) if d > now => {
+                // Re-armed since this event was scheduled: sleep again.
+                f.snd.timer_pending = true;
+                self.cal.schedule(d, Event::Rto { slot, flow: id });
+            }
+            Some(_) => {
+                let mut segs = std::mem::take(&mut self.segs);
+                let retx_before = f.snd.retx;
+                f.snd.on_timeout(now, &self.cfg.transport, &mut segs);
+                self.counters.timeouts += 1;
+                self.counters.retransmitted_pkts += (f.snd.retx - retx_before) as u64;
+                self.send_segments(slot, id, &mut segs);
+                self.segs = segs;
+            }
+        }
+    }
+
+    // ---- reference values and accounting ---------------------------------
+
+    /// The hops (rate, delay) of the path from `src` to `dst` (first
+    /// equal-cost choice at each hop; in the supported topologies all
+    /// shortest paths have the same rates and delays).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Time)> {
+        let mut hops = Vec::with_capacity(6);
+        let mut node = src;
+        while node != dst {
+            let port = self.routes.group(node, dst)[0];
+            let p = &self.ports[port as usize];
+            hops.push((p.rate_bps, p.delay_ps));
+            node = p.peer;
+        }
+        hops
+    }
+
+    /// The FCT of a flow alone on the idle network (DESIGN.md "Normalized
+    /// FCT"): its wire bytes serialized at the bottleneck, plus propagation
+    /// on every hop, plus store-and-forward of one full packet on every hop
+    /// but the bottleneck, plus the receiving host's processing delay. This
+    /// is exactly what a flow with an unlimited window achieves when the
+    /// first bottleneck hop is the first hop.
+    pub fn ideal_fct(&self, src: u32, dst: u32, wire_bytes: u64, pkt_bytes: u64) -> Time {
+        let hops = self.path(src, dst);
+        let (b, &(rb, _)) = hops.iter().enumerate().min_by_key(|(_, h)| h.0).expect("src != dst");
+        let mut t = serialization(wire_bytes, rb) + self.cfg.host_delay_ps;
+        for (i, &(rate, delay)) in hops.iter().enumerate() {
+            t += delay;
+            if i != b {
+                t += serialization(pkt_bytes, rate);
+            }
+        }
+        t
+    }
+
+    /// Packets and bytes injected, delivered, dropped, queued and in flight.
+    pub fn conservation(&self) -> Conservation {
+        let mut c = Conservation {
+            injected_pkts: self.counters.host_tx_pkts,
+            injected_bytes: self.counters.host_tx_bytes,
+            delivered_pkts: self.counters.delivered_pkts,
+            delivered_bytes: self.counters.delivered_bytes,
+            dropped_pkts: self.ports.iter().map(|p| p.stats.drops).sum(),
+            dropped_bytes: self.ports.iter().map(|p| p.stats.drop_bytes).sum(),
+            ..Default::default()
+        };
+        for p in &self.ports {
+            for q in p.queued() {
+                c.queued_pkts += 1;
+                c.queued_bytes += q.size as u64;
+            }
+        }
+        for ev in self.cal.pending() {
+            if let Event::Arrive { pkt, .. } = ev {
+                c.in_flight_pkts += 1;
+                c.in_flight_bytes += pkt.size as u64;
+            }
+        }
+        c
+    }
+
+    pub fn port_reports(&self) -> Vec<PortReport> {
+        self.ports
+            .iter()
+            .zip(&self.net.links)
+            .enumerate()
+            .map(|(i, (p, l))| PortReport {
+                port: i as u32,
+                node: l.node,
+                peer: l.peer,
+                tier: self.net.nodes[l.node as usize].tier,
+                tx_pkts: p.stats.tx_pkts,
+                tx_bytes: p.stats.tx_bytes,
+                drops: p.stats.drops,
+                marks: p.stats.marks,
+                max_queue_bytes: p.stats.max_bytes,
+            })
+            .collect()
+    }
+
+    /// Counters with the port-level totals folded in.
+    pub fn final_counters(&self) -> Counters {
+        let mut c = self.counters;
+        c.marked_pkts = self.ports.iter().map(|p| p.stats.marks).sum();
+        c
+    }
+}

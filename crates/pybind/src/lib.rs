@@ -1,0 +1,100 @@
+//! Thin PyO3 bindings: build a simulation from the JSON configuration the
+//! Python layer resolves, run it in slices (releasing the GIL), and hand
+//! back finished-flow records as columns. No simulation logic lives here.
+
+use dcsim_engine::{config_from_json, Simulation, Status};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+#[pyclass(module = "dcsim._core")]
+struct Sim {
+    inner: Simulation,
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Running => "running",
+        Status::Done => "done",
+        Status::Stopped => "stopped",
+        Status::Stalled => "stalled",
+    }
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    fn new(config_json: &str) -> PyResult<Self> {
+        let cfg = config_from_json(config_json).map_err(PyValueError::new_err)?;
+        let inner = Simulation::new(cfg).map_err(PyValueError::new_err)?;
+        Ok(Sim { inner })
+    }
+
+    /// Run at most `max_events` events; returns "running", "done",
+    /// "stopped" or "stalled".
+    fn run(&mut self, py: Python<'_>, max_events: u64) -> &'static str {
+        let inner = &mut self.inner;
+        status_name(py.allow_threads(|| inner.run(max_events)))
+    }
+
+    /// (simulated seconds, flows finished, total flows, events processed)
+    fn progress(&self) -> (f64, u64, u64, u64) {
+        let c = self.inner.counters();
+        (dcsim_engine::time::to_secs(self.inner.now()), c.flows_finished, self.inner.total_flows(), c.events)
+    }
+
+    /// Records of flows finished since the last call, as a dict of columns
+    /// (times in picoseconds).
+    fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.inner.drain_records();
+        let d = PyDict::new(py);
+        d.set_item("flow_id", recs.iter().map(|r| r.id).collect::<Vec<_>>())?;
+        d.set_item("src", recs.iter().map(|r| r.src).collect::<Vec<_>>())?;
+        d.set_item("dst", recs.iter().map(|r| r.dst).collect::<Vec<_>>())?;
+        d.set_item("size_bytes", recs.iter().map(|r| r.size).collect::<Vec<_>>())?;
+        d.set_item("start_ps", recs.iter().map(|r| r.start).collect::<Vec<_>>())?;
+        d.set_item("finish_ps", recs.iter().map(|r| r.finish).collect::<Vec<_>>())?;
+        d.set_item("ideal_ps", recs.iter().map(|r| r.ideal).collect::<Vec<_>>())?;
+        d.set_item("retransmits", recs.iter().map(|r| r.retx).collect::<Vec<_>>())?;
+        d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+
+    /// End-of-run accounting as JSON: counters, conservation, per-port stats.
+    fn summary_json(&self) -> String {
+        let s = &self.inner;
+        let cons = s.conservation();
+        let ports: Vec<_> = s.port_reports();
+        format!(
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{}}}",
+            status_name(s.status()),
+            s.now(),
+            s.active_flows(),
+            to_json(&s.final_counters()),
+            to_json(&cons),
+            cons.holds(),
+            to_json(&ports)
+        )
+    }
+
+    /// Ideal (idle-network) FCT in picoseconds, for checks.
+    fn ideal_fct(&self, src: u32, dst: u32, wire_bytes: u64, pkt_bytes: u64) -> u64 {
+        self.inner.ideal_fct(src, dst, wire_bytes, pkt_bytes)
+    }
+
+    /// The (rate_bps, delay_ps) hops of the path from `src` to `dst`.
+    fn path(&self, src: u32, dst: u32) -> Vec<(u64, u64)> {
+        self.inner.path(src, dst)
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("plain data serializes")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sim>()?;
+    m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

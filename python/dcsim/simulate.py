@@ -1,0 +1,220 @@
+"""Run one spec through the engine and turn its output into tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+from ._core import Sim
+from .errors import SpecError
+from .spec import Spec, engine_config_json
+
+PS = 1e-12
+SLICE_EVENTS = 1 << 18
+COLUMNS = [
+    "flow_id",
+    "src",
+    "dst",
+    "size_bytes",
+    "start_s",
+    "finish_s",
+    "fct_s",
+    "ideal_fct_s",
+    "slowdown",
+    "retransmits",
+    "timeouts",
+]
+
+
+def _frame(cols: dict) -> pd.DataFrame:
+    start = np.asarray(cols["start_ps"], dtype=np.int64)
+    finish = np.asarray(cols["finish_ps"], dtype=np.int64)
+    ideal = np.asarray(cols["ideal_ps"], dtype=np.int64)
+    fct = (finish - start).astype(np.float64)
+    return pd.DataFrame(
+        {
+            "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
+            "src": np.asarray(cols["src"], dtype=np.int32),
+            "dst": np.asarray(cols["dst"], dtype=np.int32),
+            "size_bytes": np.asarray(cols["size_bytes"], dtype=np.int64),
+            "start_s": start * PS,
+            "finish_s": finish * PS,
+            "fct_s": fct * PS,
+            "ideal_fct_s": ideal * PS,
+            "slowdown": fct / ideal,
+            "retransmits": np.asarray(cols["retransmits"], dtype=np.int32),
+            "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
+        },
+        columns=COLUMNS,
+    )
+
+
+class _Progress:
+    """tqdm on stderr, shown only for runs longer than a second, and only
+    on a terminal unless forced."""
+
+    def __init__(self, total: int, quiet: bool):
+        self.bar = None
+        if quiet or not sys.stderr.isatty():
+            return
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, unit="flow", delay=1.0, file=sys.stderr, dynamic_ncols=True, leave=False)
+        self.t0 = time.perf_counter()
+
+    def update(self, sim_s: float, done: int, events: int) -> None:
+        if self.bar is None:
+            return
+        self.bar.n = done
+        rate = events / max(time.perf_counter() - self.t0, 1e-9)
+        self.bar.set_postfix_str(f"sim {sim_s * 1e3:.2f} ms, {rate / 1e6:.1f} M events/s", refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _batches(sim: Sim, quiet: bool) -> Iterator[pd.DataFrame]:
+    _, _, total, _ = sim.progress()
+    bar = _Progress(total, quiet)
+    try:
+        while True:
+            status = sim.run(SLICE_EVENTS)
+            bar.update(*_progress_fields(sim))
+            df = _frame(sim.drain())
+            if len(df):
+                yield df
+            if status != "running":
+                return
+    finally:
+        bar.close()
+
+
+def _progress_fields(sim: Sim) -> tuple[float, int, int]:
+    sim_s, done, _total, events = sim.progress()
+    return sim_s, done, events
+
+
+def _summary(spec: Spec, sim: Sim, wall: float) -> dict:
+    eng = json.loads(sim.summary_json())
+    c = eng["counters"]
+    total = sim.progress()[2]
+    ports = eng.pop("ports")
+    drops_by_tier: dict[str, int] = {}
+    tier_names = {0: "host_nic", 1: "leaf_or_edge", 2: "spine_or_aggregation", 3: "core"}
+    for p in ports:
+        if p["drops"]:
+            k = tier_names[p["tier"]]
+            drops_by_tier[k] = drops_by_tier.get(k, 0) + p["drops"]
+    return {
+        "name": spec.name,
+        "version": __version__,
+        "seed": spec.seed,
+        "spec": spec.model_dump(mode="json"),
+        "status": eng["status"],
+        "flows_total": total,
+        "flows_finished": c["flows_finished"],
+        "unfinished_flows": total - c["flows_finished"],
+        "sim_time_s": eng["sim_time_ps"] * PS,
+        "events": c["events"],
+        "packet_hops": c["packet_hops"],
+        "wall_time_s": wall,
+        "events_per_s": c["events"] / wall if wall > 0 else None,
+        "packet_hops_per_s": c["packet_hops"] / wall if wall > 0 else None,
+        "counters": c,
+        "conservation": eng["conservation"],
+        "conservation_holds": eng["conservation_holds"],
+        "drops_by_tier": drops_by_tier,
+        "drops_by_port": [p for p in ports if p["drops"]],
+    }
+
+
+def _warn_unfinished(summary: dict) -> None:
+    n = summary["unfinished_flows"]
+    if n:
+        why = "the stop time was reached" if summary["status"] == "stopped" else "the simulation stalled"
+        print(
+            f"dcsim: warning: {n} of {summary['flows_total']} flows did not finish ({why}); "
+            "flows.parquet holds only the finished ones",
+            file=sys.stderr,
+        )
+    if not summary["conservation_holds"]:
+        print("dcsim: error: packet conservation violated: " + json.dumps(summary["conservation"]), file=sys.stderr)
+
+
+def build(spec: Spec) -> Sim:
+    """Validate, resolve and build the engine simulation (no events run)."""
+    try:
+        return Sim(engine_config_json(spec))
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+
+
+def run(spec: Spec, *, quiet: bool = True) -> pd.DataFrame:
+    """Run a spec; return one row per finished flow. The run's summary
+    (counters, conservation, wall time, ...) is in ``df.attrs["summary"]``."""
+    if isinstance(spec, dict):
+        from .spec import spec_from_dict
+
+        spec = spec_from_dict(spec)
+    sim = build(spec)
+    t0 = time.perf_counter()
+    parts = list(_batches(sim, quiet))
+    wall = time.perf_counter() - t0
+    df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
+    df.attrs["summary"] = _summary(spec, sim, wall)
+    _warn_unfinished(df.attrs["summary"])
+    return df
+
+
+_ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts"]
+
+
+def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = False,
+               on_summary: Optional[Callable[[dict], None]] = None) -> dict:
+    """Run a spec and write ``out/flows.parquet`` and ``out/summary.json``.
+
+    Output goes to a temporary directory beside ``out`` and is renamed into
+    place only when complete, so ``out`` is never half-written. Flow records
+    stream to Parquet as they finish."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise SpecError(f"output directory {out} already exists (use --force to replace it)")
+    sim = build(spec)  # fails on bad input before anything is written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
+        t0 = time.perf_counter()
+        with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer:
+            for df in _batches(sim, quiet):
+                writer.write_table(pa.Table.from_pandas(df, schema=schema, preserve_index=False))
+        summary = _summary(spec, sim, time.perf_counter() - t0)
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _warn_unfinished(summary)
+    if on_summary:
+        on_summary(summary)
+    return summary
+
+
+def read_flows(out: Path) -> pd.DataFrame:
+    return pd.read_parquet(Path(out) / "flows.parquet")
