@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 from .errors import SpecError  # noqa: E402
 from .spec import Spec, load_spec, spec_from_dict  # noqa: E402
-from .simulate import run, run_to_dir, read_flows  # noqa: E402
+from .simulate import run, run_to_dir, read_flows, generated_flows  # noqa: E402
 from .metrics import slowdown_by_size, PAPER_BINS  # noqa: E402
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "run",
     "run_to_dir",
     "read_flows",
+    "generated_flows",
     "slowdown_by_size",
     "PAPER_BINS",
     "__version__",

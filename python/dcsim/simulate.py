@@ -218,3 +218,22 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
 
 def read_flows(out: Path) -> pd.DataFrame:
     return pd.read_parquet(Path(out) / "flows.parquet")
+
+
+def generated_flows(spec: Spec) -> pd.DataFrame:
+    """The flows a spec's workload would start (no simulation): start_s,
+    src, dst, size_bytes."""
+    from ._core import sample_flows
+
+    try:
+        cols = sample_flows(engine_config_json(spec))
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+    return pd.DataFrame(
+        {
+            "start_s": np.asarray(cols["start_ps"], dtype=np.int64) * PS,
+            "src": np.asarray(cols["src"], dtype=np.int32),
+            "dst": np.asarray(cols["dst"], dtype=np.int32),
+            "size_bytes": np.asarray(cols["size_bytes"], dtype=np.int64),
+        }
+    )

@@ -196,6 +196,13 @@ class TcpScheme(Model):
         "auto", description="auto: on with ECMP, off with packet spraying (as pFabric §5.1)"
     )
     dupack_threshold: int = Field(3, ge=1)
+    ecn: bool = Field(False, description="RFC 3168 ECN: ECT data, halve the window on ECN echo")
+
+    @model_validator(mode="after")
+    def _ecn_needs_marking(self):
+        if self.ecn and self.ecn_threshold_bytes is None:
+            raise ValueError("ecn = true needs ecn_threshold_bytes (switches mark above it)")
+        return self
 
     def engine(self, routing: Routing) -> tuple[dict, dict]:
         fr = self.fast_retransmit
@@ -212,6 +219,7 @@ class TcpScheme(Model):
             "max_rto_ps": ps(self.max_rto_us),
             "fast_retransmit": bool(fr),
             "dupack_threshold": self.dupack_threshold,
+            "ecn": self.ecn,
         }
         port = {
             "switch_queue_bytes": self.queue_bytes,

@@ -82,6 +82,9 @@ pub struct TcpConfig {
     pub max_rto_ps: u64,
     pub fast_retransmit: bool,
     pub dupack_threshold: u32,
+    /// RFC 3168 ECN: send ECT, halve the window on ECN echo.
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -318,6 +318,7 @@ impl Simulation {
     fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<u32>) {
         let t = &self.cfg.transport;
         let (mss, hdr) = (t.mss_bytes as u64, t.header_bytes as u64);
+        let ect = if t.ecn { flags::ECT } else { 0 };
         let Some(f) = self.flows.get(slot, id) else { return };
         let spec = f.spec;
         let n_segs = f.n_segs;
@@ -340,7 +341,7 @@ impl Simulation {
                 dst: spec.dst as u16,
                 size: (payload + hdr) as u16,
                 kind: Kind::Data,
-                flags: 0,
+                flags: ect,
             };
             self.counters.data_pkts += 1;
             self.inject(spec.src, pkt);
@@ -390,7 +391,13 @@ impl Simulation {
                 self.inject(host, ack);
             }
             Kind::Ack => {
-                let info = AckInfo { ackno: pkt.seq, sack_lo: pkt.sack_lo, sack_hi: pkt.sack_hi, ts_echo: pkt.ts };
+                let info = AckInfo {
+                    ackno: pkt.seq,
+                    sack_lo: pkt.sack_lo,
+                    sack_hi: pkt.sack_hi,
+                    ts_echo: pkt.ts,
+                    ece: pkt.has(flags::ECE),
+                };
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.snd.retx;
                 f.snd.on_ack(now, info, &self.cfg.transport, &mut segs);

@@ -44,6 +44,8 @@ pub struct TcpSender {
     /// A timer event is in the calendar (the simulation keeps at most one
     /// per flow and re-arms it lazily when it fires early).
     pub timer_pending: bool,
+    /// RFC 3168: react to ECN echo at most once per window.
+    ecn_recover: u32,
     pub retx: u32,
     pub timeouts: u32,
 }
@@ -55,6 +57,8 @@ pub struct AckInfo {
     pub sack_lo: u32,
     pub sack_hi: u32,
     pub ts_echo: Time,
+    /// ECN echo: the acknowledged segment arrived with CE set.
+    pub ece: bool,
 }
 
 impl TcpSender {
@@ -77,6 +81,7 @@ impl TcpSender {
             rto: cfg.init_rto_ps,
             rto_deadline: None,
             timer_pending: false,
+            ecn_recover: 0,
             retx: 0,
             timeouts: 0,
         }
@@ -113,6 +118,13 @@ impl TcpSender {
             };
             if seg < self.high_tx {
                 self.retx += 1;
+                if seg == self.snd_una {
+                    // Linux (tcp_retransmit_skb): retransmitting the head
+                    // re-arms the timer, so a retransmission queued behind
+                    // a full buffer is not declared lost before it can be
+                    // acknowledged.
+                    self.rto_deadline = Some(now + self.rto);
+                }
             }
             self.high_tx = self.high_tx.max(seg + 1);
             out.push(seg);
@@ -153,6 +165,12 @@ impl TcpSender {
             self.high_sacked = ack.sack_hi.min(self.n_segs);
         }
 
+        if ack.ece && !self.in_recovery && ack.ackno >= self.ecn_recover {
+            // RFC 3168 §6.1.2: halve the window once per window of data.
+            self.ssthresh = (self.cwnd / 2.0).max(2.0);
+            self.cwnd = self.ssthresh;
+            self.ecn_recover = self.snd_nxt;
+        }
         if ack.ackno > self.snd_una {
             let acked = (ack.ackno - self.snd_una) as f64;
             self.snd_una = ack.ackno;
@@ -281,11 +299,12 @@ mod tests {
             max_rto_ps: 1_000_000,
             fast_retransmit: true,
             dupack_threshold: 3,
+            ecn: false,
         }
     }
 
     fn ack(ackno: u32, lo: u32, hi: u32) -> AckInfo {
-        AckInfo { ackno, sack_lo: lo, sack_hi: hi, ts_echo: 0 }
+        AckInfo { ackno, sack_lo: lo, sack_hi: hi, ts_echo: 0, ece: false }
     }
 
     #[test]
@@ -329,6 +348,21 @@ mod tests {
         s.on_ack(20, ack(6, 0, 0), &c, &mut out);
         assert!(!s.in_recovery);
         assert_eq!(s.retx, 1);
+    }
+
+    #[test]
+    fn ecn_echo_halves_once_per_window() {
+        let c = cfg();
+        let mut s = TcpSender::new(100, &c);
+        let mut out = vec![];
+        s.fill(0, &mut out);
+        s.cwnd = 10.0;
+        s.ssthresh = 10.0;
+        let ece = |a| AckInfo { ece: true, ..ack(a, 0, 0) };
+        s.on_ack(10, ece(1), &c, &mut out);
+        assert_eq!(s.cwnd, 5.0 + 1.0 / 5.0);
+        s.on_ack(10, ece(2), &c, &mut out); // same window: no second cut
+        assert!(s.cwnd > 5.0);
     }
 
     #[test]

@@ -14,8 +14,12 @@ pub const PS_PER_S: Time = 1_000_000_000_000;
 /// exceed the line rate).
 #[inline]
 pub fn serialization(bytes: u64, rate_bps: u64) -> Time {
-    let bits_ps = bytes * 8 * PS_PER_S;
-    bits_ps.div_ceil(rate_bps)
+    // bytes * 8e12 fits in u64 up to ~2.3 MB; whole flows need u128.
+    if bytes <= u64::MAX / (8 * PS_PER_S) {
+        (bytes * 8 * PS_PER_S).div_ceil(rate_bps)
+    } else {
+        (bytes as u128 * 8 * PS_PER_S as u128).div_ceil(rate_bps as u128) as Time
+    }
 }
 
 /// Seconds as a float, for output only.
@@ -34,6 +38,12 @@ mod tests {
         assert_eq!(serialization(1500, 10_000_000_000), 1_200_000);
         assert_eq!(serialization(1500, 40_000_000_000), 300_000);
         assert_eq!(serialization(1500, 100_000_000_000), 120_000);
+    }
+
+    #[test]
+    fn serialization_of_a_whole_large_flow() {
+        // 1 GB at 10 Gb/s = 0.8 s, beyond the u64 fast path.
+        assert_eq!(serialization(1_000_000_000, 10_000_000_000), 800_000_000_000);
     }
 
     #[test]

@@ -92,9 +92,26 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("plain data serializes")
 }
 
+/// The flows a configuration's workload generates, without simulating
+/// them: columns start_ps, src, dst, size_bytes.
+#[pyfunction]
+fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = config_from_json(config_json).map_err(PyValueError::new_err)?;
+    let hosts = dcsim_engine::topology::Network::build(&cfg.topology).map_err(PyValueError::new_err)?.hosts;
+    let mut gen = dcsim_engine::workload::FlowGen::new(&cfg.workload, hosts, cfg.seed).map_err(PyValueError::new_err)?;
+    let flows: Vec<_> = std::iter::from_fn(|| gen.next_flow()).collect();
+    let d = PyDict::new(py);
+    d.set_item("start_ps", flows.iter().map(|f| f.start).collect::<Vec<_>>())?;
+    d.set_item("src", flows.iter().map(|f| f.src).collect::<Vec<_>>())?;
+    d.set_item("dst", flows.iter().map(|f| f.dst).collect::<Vec<_>>())?;
+    d.set_item("size_bytes", flows.iter().map(|f| f.size).collect::<Vec<_>>())?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
+    m.add_function(wrap_pyfunction!(sample_flows, m)?)?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,191 @@
+"""End-to-end validation of the engine against what is known exactly:
+analytic single-flow times, fair sharing, M/D/1 queueing, conservation,
+offered load and determinism."""
+
+import math
+
+import numpy as np
+import pytest
+
+import dcsim
+from dcsim.spec import Spec
+from conftest import run_checked
+
+MSS, HDR = 1460, 40
+
+
+def trace_spec(trace, topology="leaf_spine", **scheme):
+    return Spec.model_validate(
+        {
+            "topology": {"kind": topology},
+            "scheme": {"name": "tcp", **scheme},
+            "workload": {"matrix": "trace", "trace": trace},
+        }
+    )
+
+
+def analytic_fct(size, hops, host_delay=0.0):
+    """Store-and-forward of a back-to-back packet train: the bottleneck
+    serializes all bytes, every other hop adds one full packet, every hop
+    adds its propagation delay. `hops` = [(rate_bps, delay_s)]."""
+    n = math.ceil(size / MSS)
+    wire = size + n * HDR
+    pkt = min(size, MSS) + HDR
+    b = min(range(len(hops)), key=lambda i: hops[i][0])
+    t = wire * 8 / hops[b][0] + sum(d for _, d in hops) + host_delay
+    return t + sum(pkt * 8 / r for i, (r, _) in enumerate(hops) if i != b)
+
+
+STAR = [(10e9, 2.7e-6)] * 2
+ACROSS_SPINE = [(10e9, 2.7e-6), (40e9, 0.2e-6), (40e9, 0.2e-6), (10e9, 2.7e-6)]
+UNDER_LEAF = [(10e9, 2.7e-6)] * 2
+
+
+@pytest.mark.parametrize("size", [1, 1460, 5000, 17520, 100_000, 1_000_000, 3_333_333])
+@pytest.mark.parametrize(
+    "topology,src,dst,hops", [("star", 0, 5, STAR), ("leaf_spine", 0, 143, ACROSS_SPINE), ("leaf_spine", 0, 15, UNDER_LEAF)]
+)
+def test_single_flow_matches_analytic_time(write_trace, size, topology, src, dst, hops):
+    # An unlimited window makes the sender a back-to-back packet train.
+    spec = trace_spec(write_trace([(0.001, src, dst, size)]), topology, init_cwnd_pkts=1e6)
+    df = run_checked(spec)
+    fct = df.fct_s[0]
+    expect = analytic_fct(size, hops)
+    one_pkt = (MSS + HDR) * 8 / 10e9
+    assert abs(fct - expect) <= one_pkt, (fct, expect)
+    # the engine's ideal FCT is the same quantity
+    assert df.ideal_fct_s[0] == pytest.approx(expect, abs=1e-12)
+    assert df.start_s[0] == pytest.approx(0.001)
+
+
+def test_rtts_match_the_pfabric_paper():
+    # pFabric §5.1: ~14.6 us across the spine, ~13.3 us under one leaf
+    # (1500 B data out, 40 B ACK back).
+    def rtt(hops):
+        return sum(2 * d + (1500 + 40) * 8 / r for r, d in hops)
+
+    assert rtt(ACROSS_SPINE) == pytest.approx(14.68e-6, abs=0.1e-6)
+    assert rtt(UNDER_LEAF) == pytest.approx(13.26e-6, abs=0.1e-6)
+
+
+def test_host_delay_adds_once_per_delivery(write_trace):
+    trace = write_trace([(0, 0, 5, 1460)])
+    base = trace_spec(trace, "star")
+    slow = base.with_overrides(**{"run.host_delay_us": 3.0})
+    a, b = run_checked(base), run_checked(slow)
+    assert b.fct_s[0] - a.fct_s[0] == pytest.approx(3e-6, abs=1e-12)
+    assert b.slowdown[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("size", [1460, 12 * 1460, 500_000, 2_000_000, 10_000_000])
+def test_bdp_initial_window_gives_slowdown_one(write_trace, size):
+    # BDP across the spine: 10 Gb/s x 14.68 us = 18.35 KB = 13 packets.
+    spec = trace_spec(write_trace([(0, 3, 140, size)]), init_cwnd_pkts=13)
+    df = run_checked(spec)
+    assert df.slowdown[0] == pytest.approx(1.0, rel=0.02)
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+@pytest.mark.parametrize("threshold", [22_500, 60_000])
+def test_long_flows_share_a_bottleneck_fairly(write_trace, n, threshold):
+    # n equal flows into one host through an ECN-marking switch (TCP with
+    # RFC 3168 ECN): if each gets 1/n of the link, even the first to finish
+    # needs n x size / rate, and the last finishes at that time too.
+    size = 4_000_000
+    rows = [(0, s, 0, size) for s in range(1, n + 1)]
+    spec = trace_spec(write_trace(rows), "star", ecn=True, ecn_threshold_bytes=threshold)
+    df = run_checked(spec)
+    fair = n * (size + math.ceil(size / MSS) * HDR) * 8 / 10e9
+    assert df.fct_s.min() >= 0.9 * fair, (df.fct_s.min(), fair)
+    assert df.fct_s.max() == pytest.approx(fair, rel=0.02)
+    assert df.attrs["summary"]["counters"]["marked_pkts"] > 0
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_drop_tail_keeps_the_bottleneck_busy(write_trace, n):
+    # Drop-tail TCP is not fair among synchronized flows (lock-out, RFC 2309
+    # §2; see docs/schemes.md) but the link must stay busy: the last flow
+    # ends within 10% of n x size / rate.
+    size = 4_000_000
+    rows = [(0, s, 0, size) for s in range(1, n + 1)]
+    df = run_checked(trace_spec(write_trace(rows), "star", fast_retransmit=True))
+    fair = n * (size + math.ceil(size / MSS) * HDR) * 8 / 10e9
+    assert fair * 0.999 <= df.fct_s.max() <= 1.1 * fair
+    assert df.attrs["summary"]["counters"]["dropped_pkts"] > 0
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.6, 0.8])
+def test_single_packet_flows_see_md1_waiting_time(tmp_path, rho):
+    # One-packet flows, Poisson arrivals, all to one host: the destination's
+    # access link is an M/D/1 queue. Pollaczek-Khinchine: W = rho S / (2(1 - rho)).
+    cdf = tmp_path / "one_packet.txt"
+    cdf.write_text("1460 0\n1460 1\n")
+    spec = Spec.model_validate(
+        {
+            "topology": {"kind": "star", "hosts": 65},
+            "scheme": {"name": "tcp", "queue_bytes": 10_000_000},
+            "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": 60_000},
+            "seed": 3,
+        }
+    )
+    df = run_checked(spec)
+    wait = (df.fct_s - df.ideal_fct_s).mean()
+    service = 1500 * 8 / 10e9
+    expect = rho * service / (2 * (1 - rho))
+    # The senders' NICs each carry rho/64 and add a little queueing of their own.
+    assert wait == pytest.approx(expect, rel=0.06, abs=0.02 * service), (wait, expect)
+
+
+@pytest.mark.parametrize("cdf,load,flows", [("web_search", 0.6, 300_000), ("web_search", 0.2, 300_000)])
+def test_offered_load_matches_target(cdf, load, flows):
+    spec = Spec.model_validate({"workload": {"cdf": cdf, "load": load, "flows": flows}, "seed": 11})
+    f = dcsim.generated_flows(spec)
+    wire = f.size_bytes + np.ceil(f.size_bytes / MSS) * HDR
+    duration = f.start_s.iloc[-1] - f.start_s.iloc[0]
+    offered = wire.sum() * 8 / duration / (144 * 10e9)
+    assert offered == pytest.approx(load, rel=0.02)
+    # every host sends about 1/144 of the flows
+    per_src = np.bincount(f.src, minlength=144) / len(f)
+    assert per_src.max() < 1.2 / 144
+
+
+def test_core_load_basis_scales_with_uplink_capacity():
+    base = {"workload": {"load": 0.5, "flows": 200_000}, "seed": 5}
+    host = dcsim.generated_flows(Spec.model_validate(base))
+    base["workload"]["load_basis"] = "core"
+    core = dcsim.generated_flows(Spec.model_validate(base))
+    # 9 leaves x 4 spines x 40 Gb/s = 1440 Gb/s, the same as 144 x 10 Gb/s
+    ratio = host.start_s.iloc[-1] / core.start_s.iloc[-1]
+    assert ratio == pytest.approx(1.0, rel=1e-9)
+
+
+def test_losses_are_counted_and_conserved(write_trace):
+    # 8 senders into one host with a 20-packet buffer: drops must happen,
+    # every flow must still finish, and every packet must be accounted for.
+    rows = [(0, s, 0, 300_000) for s in range(1, 9)]
+    df = run_checked(trace_spec(write_trace(rows), "star", queue_bytes=30_000))
+    s = df.attrs["summary"]
+    assert len(df) == 8
+    assert s["counters"]["dropped_pkts"] > 0
+    assert s["counters"]["retransmitted_pkts"] >= s["counters"]["dropped_pkts"] - s["counters"]["ack_pkts"] * 0
+    assert s["drops_by_tier"].get("leaf_or_edge", 0) == s["counters"]["dropped_pkts"]
+    assert s["conservation"]["dropped_bytes"] > 0
+
+
+def test_stop_time_reports_unfinished_flows(write_trace, capsys):
+    spec = trace_spec(write_trace([(0, 0, 5, 10_000_000), (0, 1, 6, 1460)]), "star")
+    spec = spec.with_overrides(**{"run.stop_time_s": 0.001})
+    df = dcsim.run(spec)
+    s = df.attrs["summary"]
+    assert s["status"] == "stopped"
+    assert s["unfinished_flows"] == 1 and len(df) == 1
+    assert s["conservation_holds"]
+    assert "1 of 2 flows did not finish" in capsys.readouterr().err
+
+
+def test_same_seed_same_flows_different_seed_different():
+    spec = Spec.model_validate({"workload": {"flows": 400, "load": 0.5}, "seed": 7})
+    a, b = dcsim.run(spec), dcsim.run(spec)
+    assert a.equals(b)
+    c = dcsim.run(spec.with_overrides(seed=8))
+    assert not a.equals(c)
