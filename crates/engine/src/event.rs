@@ -2,7 +2,6 @@
 //! `seq` is the insertion count. Equal-time events therefore run in the
 //! order they were scheduled, which makes runs deterministic.
 
-use crate::packet::Packet;
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -11,8 +10,11 @@ use std::collections::BinaryHeap;
 /// with one `match`.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A packet finishes crossing a link and arrives at `node`.
-    Arrive { node: u32, pkt: Packet },
+    /// The oldest packet on the link of output port `port` reaches the far
+    /// end. A link delivers in order, so each link keeps its packets in a
+    /// FIFO and only the head's arrival is in the calendar: the calendar
+    /// holds one entry per busy link, not one per packet in flight.
+    LinkArrival { port: u32 },
     /// The output port `port` finished serializing a packet and has a
     /// backlog to serve.
     TxDone { port: u32 },
@@ -82,11 +84,6 @@ impl Calendar {
         self.heap.is_empty()
     }
 
-    /// Events still pending, in no particular order (for end-of-run
-    /// accounting of packets in flight).
-    pub fn pending(&self) -> impl Iterator<Item = &Event> {
-        self.heap.iter().map(|e| &e.event)
-    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,9 @@ pub struct Port {
     pub limit_bytes: u64,
     /// Mark CE on arrival when at least this many bytes are queued.
     pub ecn_threshold: u64,
+    /// Packets serialized onto the link and not yet at the far end, with
+    /// their arrival times (in order: a link does not reorder).
+    pub wire: VecDeque<(Time, Packet)>,
     pub stats: PortStats,
 }
 
@@ -64,6 +67,7 @@ impl Port {
             bytes: 0,
             limit_bytes,
             ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
+            wire: VecDeque::new(),
             stats: PortStats::default(),
         }
     }

@@ -193,7 +193,7 @@ impl Simulation {
             self.now = t;
             self.counters.events += 1;
             match ev {
-                Event::Arrive { node, pkt } => self.on_arrive(node, pkt),
+                Event::LinkArrival { port } => self.on_link_arrival(port),
                 Event::TxDone { port } => self.on_tx_done(port),
                 Event::FlowArrival => self.on_flow_arrival(),
                 Event::Rto { slot, flow } => self.on_rto(slot, flow),
@@ -254,7 +254,20 @@ impl Simulation {
         p.stats.tx_bytes += pkt.size as u64;
         self.counters.packet_hops += 1;
         let at = self.now + ser + p.delay_ps + p.arrival_extra_ps;
-        self.cal.schedule(at, Event::Arrive { node: p.peer, pkt });
+        if p.wire.is_empty() {
+            self.cal.schedule(at, Event::LinkArrival { port });
+        }
+        p.wire.push_back((at, pkt));
+    }
+
+    fn on_link_arrival(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (_, pkt) = p.wire.pop_front().expect("a link arrival is scheduled only for a non-empty link");
+        let node = p.peer;
+        if let Some(&(next, _)) = p.wire.front() {
+            self.cal.schedule(next, Event::LinkArrival { port });
+        }
+        self.on_arrive(node, pkt);
     }
 
     fn on_tx_done(&mut self, port: u32) {
@@ -488,8 +501,8 @@ impl Simulation {
                 c.queued_bytes += q.size as u64;
             }
         }
-        for ev in self.cal.pending() {
-            if let Event::Arrive { pkt, .. } = ev {
+        for p in &self.ports {
+            for (_, pkt) in &p.wire {
                 c.in_flight_pkts += 1;
                 c.in_flight_bytes += pkt.size as u64;
             }

@@ -1,0 +1,91 @@
+"""The fixed benchmark scenario (issue: engine foundation, item 9).
+
+TCP on pFabric's 144-host leaf-spine, web search sizes, load 0.6, N flows
+(20,000 by default). Prints wall time, events, packet-hops (one packet
+crossing one link), packet-hops/s and peak memory. Flow records are drained
+and dropped as the run goes, so the memory figure is the engine's working
+set: it follows the number of *active* flows, not the total.
+
+    python -m dcsim bench --flows 20000
+    python -m dcsim.bench_memory          # 10x the flows, not 10x the memory
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import time
+
+from .spec import Spec, engine_config_json
+
+
+def scenario(flows: int = 20_000, load: float = 0.6, seed: int = 1) -> Spec:
+    return Spec.model_validate(
+        {
+            "name": "bench",
+            "seed": seed,
+            "topology": {"kind": "leaf_spine"},
+            "scheme": {"name": "tcp"},
+            "workload": {"cdf": "web_search", "load": load, "flows": flows},
+        }
+    )
+
+
+def _rss_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def measure(flows: int = 20_000, load: float = 0.6, seed: int = 1) -> dict:
+    from ._core import Sim
+
+    config = engine_config_json(scenario(flows, load, seed))
+    base = _rss_kib("VmRSS")
+    sim = Sim(config)
+    t0 = time.perf_counter()
+    while sim.run(1 << 20) == "running":
+        sim.drain()
+    wall = time.perf_counter() - t0
+    sim.drain()
+    s = json.loads(sim.summary_json())
+    c = s["counters"]
+    return {
+        "flows": flows,
+        "load": load,
+        "wall_s": wall,
+        "events": c["events"],
+        "packet_hops": c["packet_hops"],
+        "events_per_s": c["events"] / wall,
+        "packet_hops_per_s": c["packet_hops"] / wall,
+        "events_per_data_packet": c["events"] / max(c["data_pkts"], 1),
+        "max_active_flows": c["max_active_flows"],
+        "sim_time_s": s["sim_time_ps"] * 1e-12,
+        "peak_rss_mib": _rss_kib("VmHWM") / 1024,
+        "engine_peak_mib": (_rss_kib("VmHWM") - base) / 1024,
+        "conservation_holds": s["conservation_holds"],
+    }
+
+
+def report(r: dict) -> str:
+    return (
+        f"flows {r['flows']:,}  load {r['load']}  sim {r['sim_time_s'] * 1e3:.1f} ms\n"
+        f"  wall time        {r['wall_s']:.2f} s\n"
+        f"  events           {r['events']:,}  ({r['events_per_s'] / 1e6:.2f} M/s, "
+        f"{r['events_per_data_packet']:.2f} per data packet)\n"
+        f"  packet-hops      {r['packet_hops']:,}  ({r['packet_hops_per_s'] / 1e6:.2f} M/s)\n"
+        f"  active flows     max {r['max_active_flows']:,}\n"
+        f"  peak memory      {r['peak_rss_mib']:.0f} MiB process, "
+        f"{r['engine_peak_mib']:.1f} MiB above the interpreter's baseline\n"
+        f"  conservation     {'holds' if r['conservation_holds'] else 'VIOLATED'}"
+    )
+
+
+def main(flows: int = 20_000, load: float = 0.6, seed: int = 1) -> dict:
+    print(f"dcsim benchmark on {platform.machine()} / {platform.processor() or platform.node()}, one core")
+    r = measure(flows, load, seed)
+    print(report(r))
+    return r
