@@ -93,7 +93,9 @@ impl Routes {
                 splitmix(*s)
             }
         };
-        self.ports[off as usize + (pick % len as u64) as usize]
+        // multiply-shift: a uniform index in 0..len without a division
+        let i = ((pick as u128 * len as u128) >> 64) as usize;
+        self.ports[off as usize + i]
     }
 }
 

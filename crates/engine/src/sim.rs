@@ -248,7 +248,7 @@ impl Simulation {
     #[inline]
     fn transmit(&mut self, port: u32, pkt: Packet) {
         let p = &mut self.ports[port as usize];
-        let ser = serialization(pkt.size as u64, p.rate_bps);
+        let ser = p.serialization(pkt.size as u64);
         p.busy_until = self.now + ser;
         p.stats.tx_pkts += 1;
         p.stats.tx_bytes += pkt.size as u64;

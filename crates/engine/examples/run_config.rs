@@ -1,0 +1,34 @@
+//! Run one resolved configuration (the JSON the Python layer produces, e.g.
+//! `python -c "from dcsim.bench import scenario; from dcsim.spec import
+//! engine_config_json; print(engine_config_json(scenario()))" > cfg.json`)
+//! without Python, for profiling: `cargo run --release --example run_config cfg.json`.
+
+use dcsim_engine::{config_from_json, Simulation};
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: run_config CONFIG.json");
+    let text = std::fs::read_to_string(&path).expect("readable config");
+    let cfg = config_from_json(&text).expect("valid config");
+    let mut sim = Simulation::new(cfg).expect("valid simulation");
+    let t0 = Instant::now();
+    let mut flows = 0usize;
+    loop {
+        let status = sim.run(1 << 20);
+        flows += sim.drain_records().len();
+        if status != dcsim_engine::Status::Running {
+            break;
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let c = sim.final_counters();
+    println!(
+        "{flows} flows, {} events ({:.2} M/s), {} packet-hops ({:.2} M/s), {:.2} s, conservation {}",
+        c.events,
+        c.events as f64 / wall / 1e6,
+        c.packet_hops,
+        c.packet_hops as f64 / wall / 1e6,
+        wall,
+        sim.conservation().holds()
+    );
+}
