@@ -66,6 +66,14 @@ pub struct PortConfig {
     /// Mark CE on arrival when this many bytes are already queued.
     #[serde(default)]
     pub ecn_threshold_bytes: Option<u64>,
+    /// Compute FIFO departures at arrival (no per-packet "serializer free"
+    /// event). Off only to test it against the general path.
+    #[serde(default = "yes")]
+    pub fifo_fast_path: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -1,6 +1,16 @@
-//! The event calendar: a min-heap of events ordered by `(time, seq)`, where
-//! `seq` is the insertion count. Equal-time events therefore run in the
-//! order they were scheduled, which makes runs deterministic.
+//! The event calendar. Events come out in time order; simultaneous events
+//! in a canonical order that does not depend on when they were scheduled:
+//! ports that finish serializing first (a packet whose last bit leaves at
+//! `t` frees its buffer for a packet arriving at `t`), then link arrivals by
+//! port index, then flow arrivals and timers in the order they were
+//! scheduled. Runs are therefore deterministic, and the FIFO fast path (no
+//! serializer events) gives exactly the results of the general path.
+//!
+//! It is a calendar queue: a timing wheel of short slots holds the near
+//! future, where almost every packet event falls, and a binary heap holds
+//! the far future (timers). Scheduling a near event is a push onto its
+//! slot's vector; only the slot being served is ever sorted, and it holds a
+//! handful of events.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -8,7 +18,7 @@ use std::collections::BinaryHeap;
 
 /// Everything that can happen. Plain data; the simulation dispatches on it
 /// with one `match`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The oldest packet on the link of output port `port` reaches the far
     /// end. A link delivers in order, so each link keeps its packets in a
@@ -24,58 +34,77 @@ pub enum Event {
     Rto { slot: u32, flow: u32 },
 }
 
+impl Event {
+    /// Tie-break among simultaneous events (see the module comment).
+    #[inline]
+    fn rank(&self) -> u64 {
+        match *self {
+            Event::TxDone { port } => port as u64,
+            Event::LinkArrival { port } => 1 << 32 | port as u64,
+            Event::FlowArrival => 2 << 32,
+            Event::Rto { .. } => 3 << 32,
+        }
+    }
+}
+
+/// A wheel entry. Among entries of equal `(time, rank)` its insertion order
+/// is its position in the slot vector, so it needs no sequence number (see
+/// `Calendar::advance_slow`).
+#[derive(Clone, Copy, Debug)]
+struct Near {
+    time: Time,
+    event: Event,
+}
+
+/// A far-future entry, ordered by `(time, seq)` in a max-heap turned around.
 #[derive(Debug)]
-struct Entry {
+struct Far {
     time: Time,
     seq: u64,
     event: Event,
 }
 
-impl PartialEq for Entry {
+impl PartialEq for Far {
     fn eq(&self, other: &Self) -> bool {
         self.time == other.time && self.seq == other.seq
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl Eq for Far {}
+impl PartialOrd for Far {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+impl Ord for Far {
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        (other.time, other.event.rank(), other.seq).cmp(&(self.time, self.event.rank(), self.seq))
     }
 }
 
-/// Width of one wheel slot: 2^12 ps = 4.1 ns.
+/// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
-/// Number of wheel slots: 2^12, so the wheel spans 16.8 us, more than any
-/// serialization plus propagation delay of the fabrics we model.
-const WHEEL_BITS: u32 = 12; // 64 x 64 bits: a two-level bitmap
+/// Number of wheel slots: 2^12, so the wheel spans 67 us, more than any
+/// serialization plus propagation delay of the fabrics we model. 64 x 64
+/// bits: a two-level bitmap finds the next occupied slot.
+const WHEEL_BITS: u32 = 12;
 const WHEEL: u64 = 1 << WHEEL_BITS;
 const MASK: u64 = WHEEL - 1;
 
-/// A calendar queue for a discrete-event simulation: a timing wheel of
-/// short slots for the near future (where almost every packet event falls)
-/// and a binary heap for the far future (timers). Scheduling a near event is
-/// a push onto its slot's vector; only the slot being served is sorted.
-/// Events come out in `(time, seq)` order exactly as from one big heap
-/// (tested against one below).
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served.
     cursor: u64,
-    /// Events of the cursor's slot, sorted by descending `(time, seq)`, so
-    /// the next event is at the end.
-    current: Vec<Entry>,
-    /// Events of slots cursor+1 .. cursor+WHEEL-1, unsorted, by slot mod WHEEL.
-    wheel: Vec<Vec<Entry>>,
+    /// Events of the cursor's slot sorted by `(time, insertion)`; the next
+    /// one is at `head`.
+    current: Vec<Near>,
+    head: usize,
+    /// Events of slots cursor+1 .. cursor+WHEEL-1 in insertion order, by
+    /// slot mod WHEEL.
+    wheel: Vec<Vec<Near>>,
     /// One bit per wheel slot (non-empty), and one bit per word of those.
     occupied: Vec<u64>,
     summary: u64,
     /// Events beyond the wheel when they were scheduled.
-    far: BinaryHeap<Entry>,
+    far: BinaryHeap<Far>,
     seq: u64,
     len: usize,
 }
@@ -85,7 +114,8 @@ impl Default for Calendar {
         Calendar {
             cursor: 0,
             current: Vec::new(),
-            wheel: (0..WHEEL).map(|_| Vec::new()).collect(),
+            head: 0,
+            wheel: (0..WHEEL).map(|_| Vec::with_capacity(8)).collect(),
             occupied: vec![0; (WHEEL / 64) as usize],
             summary: 0,
             far: BinaryHeap::new(),
@@ -100,31 +130,32 @@ impl Calendar {
         Self::default()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.seq += 1;
         self.len += 1;
-        let e = Entry { time, seq: self.seq, event };
         let slot = time >> SLOT_BITS;
-        if slot <= self.cursor {
-            // Same slot as the one being served (rare): sorted insert.
-            let key = (time, e.seq);
-            let at = self.current.partition_point(|c| (c.time, c.seq) > key);
-            self.current.insert(at, e);
-        } else if slot - self.cursor < WHEEL {
+        let delta = slot.wrapping_sub(self.cursor);
+        if delta.wrapping_sub(1) < WHEEL - 1 {
+            // 1 <= delta < WHEEL: the common case
             let i = (slot & MASK) as usize;
-            self.wheel[i].push(e);
+            self.wheel[i].push(Near { time, event });
             self.occupied[i >> 6] |= 1 << (i & 63);
             self.summary |= 1 << (i >> 6);
+        } else if delta == 0 || slot < self.cursor {
+            // The slot being served (rare): after every entry not later.
+            let key = (time, event.rank());
+            let at = self.head + self.current[self.head..].partition_point(|c| (c.time, c.event.rank()) <= key);
+            self.current.insert(at, Near { time, event });
         } else {
-            self.far.push(e);
+            self.seq += 1;
+            self.far.push(Far { time, seq: self.seq, event });
         }
     }
 
     /// Make `current` hold the earliest slot's events, if any remain.
     #[inline]
     fn advance(&mut self) -> bool {
-        if !self.current.is_empty() {
+        if self.head < self.current.len() {
             return true;
         }
         if self.len == 0 {
@@ -144,21 +175,31 @@ impl Calendar {
             (None, None) => unreachable!("len > 0 but no event"),
         };
         self.cursor = next;
+        self.current.clear();
+        self.head = 0;
+        // Far entries of this slot were scheduled before any wheel entry of
+        // it (an event enters the wheel only once its slot is within reach,
+        // which is later), so they go first, in (time, seq) order ...
+        while self.far.peek().is_some_and(|e| e.time >> SLOT_BITS == next) {
+            let e = self.far.pop().expect("peeked");
+            self.current.push(Near { time: e.time, event: e.event });
+        }
         if wheel_next == Some(next) {
             let i = (next & MASK) as usize;
             self.occupied[i >> 6] &= !(1 << (i & 63));
             if self.occupied[i >> 6] == 0 {
                 self.summary &= !(1 << (i >> 6));
             }
-            // Swap vectors: the slot keeps the (empty) buffer of `current`.
-            std::mem::swap(&mut self.current, &mut self.wheel[i]);
+            if self.current.is_empty() {
+                // Swap vectors: the slot keeps the (empty) buffer of `current`.
+                std::mem::swap(&mut self.current, &mut self.wheel[i]);
+            } else {
+                self.current.append(&mut self.wheel[i]);
+            }
         }
-        while self.far.peek().is_some_and(|e| e.time >> SLOT_BITS == next) {
-            let e = self.far.pop().expect("peeked");
-            self.current.push(e);
-        }
-        if self.current.len() > 1 {
-            self.current.sort_unstable_by(|a, b| (b.time, b.seq).cmp(&(a.time, a.seq)));
+        // ... and a stable sort keeps insertion order among ties.
+        if self.current.len() > 1 && !self.current.is_sorted_by_key(|e| (e.time, e.event.rank())) {
+            self.current.sort_by_key(|e| (e.time, e.event.rank()));
         }
     }
 
@@ -179,30 +220,36 @@ impl Calendar {
                 let later = if w0 + 1 < 64 { self.summary & (!0u64 << (w0 + 1)) } else { 0 };
                 (later != 0).then(|| find_from(later.trailing_zeros() as usize, 0)).flatten()
             })
-            .or_else(|| {
-                let w = self.summary.trailing_zeros() as usize;
-                find_from(w, 0)
-            })?;
+            .or_else(|| find_from(self.summary.trailing_zeros() as usize, 0))?;
         let dist = (found as u64).wrapping_sub(self.cursor) & MASK;
         Some(self.cursor + if dist == 0 { WHEEL } else { dist })
     }
 
+    /// The next event, if it is not later than `limit`.
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, Event)> {
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
         if !self.advance() {
             return None;
         }
-        let e = self.current.pop()?;
+        let e = self.current[self.head];
+        if e.time > limit {
+            return None;
+        }
+        self.head += 1;
         self.len -= 1;
         Some((e.time, e.event))
     }
 
     #[inline]
+    pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.pop_until(Time::MAX)
+    }
+
     pub fn peek_time(&mut self) -> Option<Time> {
         if !self.advance() {
             return None;
         }
-        self.current.last().map(|e| e.time)
+        Some(self.current[self.head].time)
     }
 
     pub fn len(&self) -> usize {
@@ -223,7 +270,7 @@ mod tests {
         // Near, far and same-slot events, scheduled while popping: the
         // calendar must give the exact (time, seq) order of one big heap.
         let mut c = Calendar::new();
-        let mut reference: BinaryHeap<Entry> = BinaryHeap::new();
+        let mut reference: BinaryHeap<Far> = BinaryHeap::new();
         let mut seq = 0u64;
         let mut x = 12345u64;
         let mut rnd = move || {
@@ -244,7 +291,7 @@ mod tests {
                 };
                 seq += 1;
                 c.schedule(now + delta, Event::TxDone { port: seq as u32 });
-                reference.push(Entry { time: now + delta, seq, event: Event::TxDone { port: seq as u32 } });
+                reference.push(Far { time: now + delta, seq, event: Event::TxDone { port: seq as u32 } });
             }
             if round % 2 == 0 || n == 0 {
                 let a = c.pop();
@@ -261,6 +308,25 @@ mod tests {
             }
             assert_eq!(c.len(), reference.len());
         }
+    }
+
+    #[test]
+    fn canonical_order_among_ties() {
+        let mut c = Calendar::new();
+        c.schedule(10, Event::Rto { slot: 0, flow: 0 });
+        c.schedule(10, Event::LinkArrival { port: 7 });
+        c.schedule(10, Event::LinkArrival { port: 2 });
+        c.schedule(10, Event::TxDone { port: 9 });
+        let order: Vec<Event> = std::iter::from_fn(|| c.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::TxDone { port: 9 },
+                Event::LinkArrival { port: 2 },
+                Event::LinkArrival { port: 7 },
+                Event::Rto { slot: 0, flow: 0 }
+            ]
+        );
     }
 
     #[test]

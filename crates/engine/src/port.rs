@@ -54,6 +54,14 @@ pub struct Port {
     /// Packets serialized onto the link and not yet at the far end, with
     /// their arrival times (in order: a link does not reorder).
     pub wire: VecDeque<(Time, Packet)>,
+    /// FIFO fast path: the departure order of a FIFO is fixed when a packet
+    /// is admitted, so its departure time is known then and it goes straight
+    /// onto `wire`; no "serializer free" event is needed. `backlog` keeps
+    /// the start time and size of admitted packets that have not started
+    /// serializing, for buffer occupancy. Disciplines that choose the next
+    /// packet at departure time use `queue` and `TxDone` instead.
+    pub departures_at_arrival: bool,
+    backlog: VecDeque<(Time, u32)>,
     pub stats: PortStats,
 }
 
@@ -73,8 +81,28 @@ impl Port {
             limit_bytes,
             ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
             wire: VecDeque::new(),
+            departures_at_arrival: false,
+            backlog: VecDeque::new(),
             stats: PortStats::default(),
         }
+    }
+
+    /// FIFO fast path: forget backlog entries that started serializing.
+    #[inline]
+    pub fn settle(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.backlog.front() {
+            if start > now {
+                break;
+            }
+            self.bytes -= size as u64;
+            self.backlog.pop_front();
+        }
+    }
+
+    /// FIFO fast path: remember an admitted packet that starts at `start`.
+    #[inline]
+    pub fn push_backlog(&mut self, start: Time, size: u16) {
+        self.backlog.push_back((start, size as u32));
     }
 
     /// Time to serialize `bytes` onto this port's link.
@@ -98,24 +126,33 @@ impl Port {
         }
     }
 
-    /// Offer a packet to the buffer. On success it is queued (and maybe
-    /// marked); on failure the caller owns the dropped packet.
+    /// Buffer admission: drop-tail at the byte limit, and ECN marking on
+    /// the instantaneous queue at arrival (DCTCP §3.1: mark when the queue
+    /// exceeds K on arrival). On success the bytes are accounted for.
     #[inline]
-    pub fn enqueue(&mut self, mut pkt: Packet) -> Result<(), (Drop, Packet)> {
+    pub fn admit(&mut self, pkt: &mut Packet) -> Result<(), Drop> {
         let size = pkt.size as u64;
         if self.bytes + size > self.limit_bytes {
             self.stats.drops += 1;
             self.stats.drop_bytes += size;
-            return Err((Drop::Overflow, pkt));
+            return Err(Drop::Overflow);
         }
-        // DCTCP-style marking on the instantaneous queue at arrival
-        // (DCTCP §3.1: mark when the queue exceeds K on arrival).
         if self.bytes >= self.ecn_threshold && pkt.has(flags::ECT) {
             pkt.flags |= flags::CE;
             self.stats.marks += 1;
         }
         self.bytes += size;
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        Ok(())
+    }
+
+    /// Offer a packet to the buffer. On success it is queued (and maybe
+    /// marked); on failure the caller owns the dropped packet.
+    #[inline]
+    pub fn enqueue(&mut self, mut pkt: Packet) -> Result<(), (Drop, Packet)> {
+        if let Err(d) = self.admit(&mut pkt) {
+            return Err((d, pkt));
+        }
         match &mut self.queue {
             Queue::Fifo(q) => q.push_back(pkt),
         }
@@ -132,11 +169,17 @@ impl Port {
         Some(pkt)
     }
 
-    /// Packets currently buffered, for end-of-run accounting.
-    pub fn queued(&self) -> impl Iterator<Item = &Packet> {
-        match &self.queue {
-            Queue::Fifo(q) => q.iter(),
-        }
+    /// `(queued packets, queued bytes, in-flight packets, in-flight bytes)`
+    /// at `now`: buffered and not yet serializing, versus on the link.
+    pub fn occupancy(&self, now: Time) -> (u64, u64, u64, u64) {
+        let sum = |it: &mut dyn Iterator<Item = u64>| it.fold((0, 0), |(n, b), x| (n + 1, b + x));
+        let (qp, qb) = match &self.queue {
+            Queue::Fifo(q) => sum(&mut q.iter().map(|p| p.size as u64)),
+        };
+        // Fast-path packets that have not started are on `wire` already.
+        let (bp, bb) = sum(&mut self.backlog.iter().filter(|e| e.0 > now).map(|e| e.1 as u64));
+        let (wp, wb) = sum(&mut self.wire.iter().map(|e| e.1.size as u64));
+        (qp + bp, qb + bb, wp - bp, wb - bb)
     }
 }
 

@@ -118,6 +118,7 @@ impl Simulation {
                 if net.is_host(l.peer) {
                     p.arrival_extra_ps = cfg.host_delay_ps;
                 }
+                p.departures_at_arrival = cfg.port.fifo_fast_path;
                 p
             })
             .collect();
@@ -174,21 +175,21 @@ impl Simulation {
             return self.status;
         }
         let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
+        let total = self.gen.total;
         for _ in 0..max_events {
-            if self.counters.flows_finished == self.gen.total {
+            if self.counters.flows_finished == total {
                 self.status = Status::Done;
                 return self.status;
             }
-            let Some(t) = self.cal.peek_time() else {
-                self.status = Status::Stalled;
+            let Some((t, ev)) = self.cal.pop_until(stop) else {
+                if self.cal.is_empty() {
+                    self.status = Status::Stalled;
+                } else {
+                    self.now = stop;
+                    self.status = Status::Stopped;
+                }
                 return self.status;
             };
-            if t > stop {
-                self.now = stop;
-                self.status = Status::Stopped;
-                return self.status;
-            }
-            let (t, ev) = self.cal.pop().expect("peeked");
             debug_assert!(t >= self.now, "time went backwards");
             self.now = t;
             self.counters.events += 1;
@@ -223,12 +224,27 @@ impl Simulation {
     }
 
     /// A packet reaches an output port: send it now if the port is idle,
-    /// else buffer it (or drop it) and make sure the port wakes up.
+    /// else buffer it (or drop it) and make sure it will be sent.
     #[inline]
-    fn offer(&mut self, port: u32, pkt: Packet) {
+    fn offer(&mut self, port: u32, mut pkt: Packet) {
+        let now = self.now;
         let p = &mut self.ports[port as usize];
-        if p.busy_until <= self.now && p.is_empty() {
-            self.transmit(port, pkt);
+        if p.departures_at_arrival {
+            // FIFO: the packet leaves when the packets ahead of it are done.
+            p.settle(now);
+            let start = p.busy_until.max(now);
+            if start > now {
+                if p.admit(&mut pkt).is_err() {
+                    self.count_drop(&pkt);
+                    return;
+                }
+                p.push_backlog(start, pkt.size);
+            }
+            self.transmit_at(port, pkt, start);
+            return;
+        }
+        if p.busy_until <= now && p.is_empty() {
+            self.transmit_at(port, pkt, now);
             return;
         }
         match p.enqueue(pkt) {
@@ -238,22 +254,26 @@ impl Simulation {
                     self.cal.schedule(p.busy_until, Event::TxDone { port });
                 }
             }
-            Err((_, dropped)) => {
-                self.counters.dropped_pkts += 1;
-                self.counters.dropped_bytes += dropped.size as u64;
-            }
+            Err((_, dropped)) => self.count_drop(&dropped),
         }
     }
 
+    fn count_drop(&mut self, pkt: &Packet) {
+        self.counters.dropped_pkts += 1;
+        self.counters.dropped_bytes += pkt.size as u64;
+    }
+
+    /// Serialize `pkt` from `start` (now, or when the port frees up) and
+    /// put it on the link.
     #[inline]
-    fn transmit(&mut self, port: u32, pkt: Packet) {
+    fn transmit_at(&mut self, port: u32, pkt: Packet, start: Time) {
         let p = &mut self.ports[port as usize];
         let ser = p.serialization(pkt.size as u64);
-        p.busy_until = self.now + ser;
+        p.busy_until = start + ser;
         p.stats.tx_pkts += 1;
         p.stats.tx_bytes += pkt.size as u64;
         self.counters.packet_hops += 1;
-        let at = self.now + ser + p.delay_ps + p.arrival_extra_ps;
+        let at = start + ser + p.delay_ps + p.arrival_extra_ps;
         if p.wire.is_empty() {
             self.cal.schedule(at, Event::LinkArrival { port });
         }
@@ -274,7 +294,7 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         p.wake_pending = false;
         if let Some(pkt) = p.dequeue() {
-            self.transmit(port, pkt);
+            self.transmit_at(port, pkt, self.now);
             let p = &mut self.ports[port as usize];
             if !p.is_empty() {
                 p.wake_pending = true;
@@ -496,16 +516,11 @@ impl Simulation {
             ..Default::default()
         };
         for p in &self.ports {
-            for q in p.queued() {
-                c.queued_pkts += 1;
-                c.queued_bytes += q.size as u64;
-            }
-        }
-        for p in &self.ports {
-            for (_, pkt) in &p.wire {
-                c.in_flight_pkts += 1;
-                c.in_flight_bytes += pkt.size as u64;
-            }
+            let (qp, qb, wp, wb) = p.occupancy(self.now);
+            c.queued_pkts += qp;
+            c.queued_bytes += qb;
+            c.in_flight_pkts += wp;
+            c.in_flight_bytes += wb;
         }
         c
     }
