@@ -94,6 +94,10 @@ impl TcpSender {
     /// Segments in flight: sent, not cumulatively or selectively acked, and
     /// not deemed lost (RFC 6675 "pipe").
     fn pipe(&self) -> u32 {
+        if self.high_sacked <= self.snd_una {
+            // nothing SACKed in the window: the common, loss-free case
+            return self.snd_nxt - self.snd_una;
+        }
         let outstanding = self.snd_nxt - self.snd_una - self.sacked.count(self.snd_una, self.snd_nxt);
         if !self.in_recovery {
             return outstanding;
@@ -253,12 +257,14 @@ pub struct TcpReceiver {
     pub n_segs: u32,
     /// Next segment expected in order.
     pub cum: u32,
+    /// Segments held above `cum` (received out of order).
+    ooo: u32,
     got: Bitset,
 }
 
 impl TcpReceiver {
     pub fn new(n_segs: u32) -> TcpReceiver {
-        TcpReceiver { n_segs, cum: 0, got: Bitset::new(n_segs) }
+        TcpReceiver { n_segs, cum: 0, ooo: 0, got: Bitset::new(n_segs) }
     }
 
     pub fn complete(&self) -> bool {
@@ -268,10 +274,21 @@ impl TcpReceiver {
     /// Take segment `seg`; return the ACK to send: (cumulative ack, SACK
     /// block around `seg` when it arrived out of order).
     pub fn on_data(&mut self, seg: u32) -> (u32, u32, u32) {
+        if seg == self.cum && self.ooo == 0 {
+            // in order with nothing buffered: no reassembly state to touch
+            self.cum += 1;
+            return (self.cum, 0, 0);
+        }
         if seg >= self.cum && !self.got.get(seg) {
             self.got.set(seg);
             if seg == self.cum {
-                self.cum = self.got.next_clear(seg, self.n_segs).unwrap_or(self.n_segs);
+                // the bits of [old cum, new cum) were counted in `ooo`
+                // except `seg` itself
+                let next = self.got.next_clear(seg, self.n_segs).unwrap_or(self.n_segs);
+                self.ooo -= next - seg - 1;
+                self.cum = next;
+            } else {
+                self.ooo += 1;
             }
         }
         if seg > self.cum && self.got.get(seg) {
