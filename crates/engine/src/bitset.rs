@@ -91,12 +91,27 @@ impl Bitset {
     /// The maximal run of set bits containing `i` (which must be set), as
     /// `[start, end)`, not extending below `floor`.
     pub fn run_around(&self, i: u32, floor: u32, len: u32) -> (u32, u32) {
-        let mut start = i;
-        while start > floor && self.get(start - 1) {
-            start -= 1;
-        }
+        let start = self.prev_clear(i, floor).map_or(floor, |c| c + 1);
         let end = self.next_clear(i, len).unwrap_or(len);
         (start, end)
+    }
+
+    /// Last index in `[floor, i)` whose bit is clear.
+    pub fn prev_clear(&self, i: u32, floor: u32) -> Option<u32> {
+        let mut hi = i; // exclusive
+        while hi > floor {
+            let w_idx = ((hi - 1) >> 6) as usize;
+            let top = (hi - 1) & 63; // highest bit to look at in this word
+            let lo_bit = if (floor >> 6) as usize == w_idx { floor & 63 } else { 0 };
+            let span = top - lo_bit + 1;
+            let mask = if span == 64 { !0u64 } else { ((1u64 << span) - 1) << lo_bit };
+            let clear = !self.words[w_idx] & mask;
+            if clear != 0 {
+                return Some(w_idx as u32 * 64 + 63 - clear.leading_zeros());
+            }
+            hi = w_idx as u32 * 64 + lo_bit;
+        }
+        None
     }
 }
 
@@ -131,6 +146,20 @@ mod tests {
             a.set_range(lo, hi);
             (lo..hi).for_each(|i| b.set(i));
             assert_eq!(a.words, b.words, "range {lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn prev_clear_matches_a_scan() {
+        let mut b = Bitset::new(300);
+        for i in (0..300).filter(|i| i % 7 != 3 && !(100..230).contains(i) || i % 61 == 0) {
+            b.set(i);
+        }
+        for floor in [0, 5, 63, 64, 100, 130] {
+            for i in floor..300 {
+                let scan = (floor..i).rev().find(|&j| !b.get(j));
+                assert_eq!(b.prev_clear(i, floor), scan, "i={i} floor={floor}");
+            }
         }
     }
 

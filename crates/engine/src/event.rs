@@ -207,9 +207,7 @@ impl Calendar {
             }
         }
         // ... and a stable sort keeps insertion order among ties.
-        if self.current.len() > 1 && !self.current.is_sorted_by_key(Near::key) {
-            self.current.sort_by_key(Near::key);
-        }
+        insertion_sort(&mut self.current);
     }
 
     /// The next occupied wheel slot after the cursor, as an absolute slot.
@@ -267,6 +265,20 @@ impl Calendar {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// Stable sort of a slot's few entries (usually already in order).
+#[inline]
+fn insertion_sort(v: &mut [Near]) {
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].key() > e.key() {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
     }
 }
 
