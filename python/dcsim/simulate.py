@@ -71,7 +71,7 @@ class _Progress:
             return
         from tqdm import tqdm
 
-        self.bar = tqdm(total=total, unit="flow", delay=1.0, file=sys.stderr, dynamic_ncols=True, leave=False)
+        self.bar = tqdm(total=total, unit="flow", delay=1.0, file=sys.stderr, ncols=110, leave=True)
         self.t0 = time.perf_counter()
 
     def update(self, sim_s: float, done: int, events: int) -> None:
@@ -84,7 +84,10 @@ class _Progress:
 
     def close(self) -> None:
         if self.bar is not None:
+            shown = time.perf_counter() - self.t0 > 1.0  # past tqdm's delay
             self.bar.close()
+            if shown:
+                sys.stderr.write("\n")  # tqdm leaves the cursor on the bar's line
 
 
 def _batches(sim: Sim, quiet: bool) -> Iterator[pd.DataFrame]:
