@@ -56,12 +56,13 @@ pub struct Port {
     pub wire: VecDeque<(Time, Packet)>,
     /// FIFO fast path: the departure order of a FIFO is fixed when a packet
     /// is admitted, so its departure time is known then and it goes straight
-    /// onto `wire`; no "serializer free" event is needed. `backlog` keeps
-    /// the start time and size of admitted packets that have not started
-    /// serializing, for buffer occupancy. Disciplines that choose the next
-    /// packet at departure time use `queue` and `TxDone` instead.
+    /// onto `wire`; no "serializer free" event is needed. The packets of
+    /// `wire` from index `started` on were admitted to the buffer and may
+    /// not have started serializing yet; `settle` releases their bytes from
+    /// the buffer as they start. Disciplines that choose the next packet at
+    /// departure time use `queue` and `TxDone` instead.
     pub departures_at_arrival: bool,
-    backlog: VecDeque<(Time, u32)>,
+    started: usize,
     pub stats: PortStats,
 }
 
@@ -82,27 +83,50 @@ impl Port {
             ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
             wire: VecDeque::new(),
             departures_at_arrival: false,
-            backlog: VecDeque::new(),
+            started: 0,
             stats: PortStats::default(),
         }
     }
 
-    /// FIFO fast path: forget backlog entries that started serializing.
+    /// When the packet of a wire entry started serializing.
+    #[inline]
+    fn start_of(&self, arrival: Time, pkt: &Packet) -> Time {
+        arrival - self.arrival_extra_ps - self.delay_ps - self.serialization(pkt.size as u64)
+    }
+
+    /// FIFO fast path: release the buffer space of packets that have
+    /// started serializing by `now`.
     #[inline]
     pub fn settle(&mut self, now: Time) {
-        while let Some(&(start, size)) = self.backlog.front() {
-            if start > now {
+        while let Some((arrival, pkt)) = self.wire.get(self.started) {
+            if self.start_of(*arrival, pkt) > now {
                 break;
             }
-            self.bytes -= size as u64;
-            self.backlog.pop_front();
+            self.bytes -= pkt.size as u64;
+            self.started += 1;
         }
     }
 
-    /// FIFO fast path: remember an admitted packet that starts at `start`.
+    /// Put a packet on the link, arriving at the far end at `arrival`.
+    /// `buffered`: it waits in the buffer first (fast path) rather than
+    /// starting now.
     #[inline]
-    pub fn push_backlog(&mut self, start: Time, size: u16) {
-        self.backlog.push_back((start, size as u32));
+    pub fn push_wire(&mut self, arrival: Time, pkt: Packet, buffered: bool) {
+        self.wire.push_back((arrival, pkt));
+        if !buffered {
+            self.started = self.wire.len();
+        }
+    }
+
+    /// Take the packet at the head of the link (it has arrived).
+    #[inline]
+    pub fn pop_wire(&mut self, now: Time) -> Option<(Time, Packet)> {
+        if self.departures_at_arrival {
+            self.settle(now);
+        }
+        let e = self.wire.pop_front()?;
+        self.started = self.started.saturating_sub(1);
+        Some(e)
     }
 
     /// Time to serialize `bytes` onto this port's link.
@@ -177,7 +201,12 @@ impl Port {
             Queue::Fifo(q) => sum(&mut q.iter().map(|p| p.size as u64)),
         };
         // Fast-path packets that have not started are on `wire` already.
-        let (bp, bb) = sum(&mut self.backlog.iter().filter(|e| e.0 > now).map(|e| e.1 as u64));
+        let (bp, bb) = sum(&mut self
+            .wire
+            .iter()
+            .skip(self.started)
+            .filter(|(a, p)| self.start_of(*a, p) > now)
+            .map(|(_, p)| p.size as u64));
         let (wp, wb) = sum(&mut self.wire.iter().map(|e| e.1.size as u64));
         (qp + bp, qb + bb, wp - bp, wb - bb)
     }

@@ -233,18 +233,16 @@ impl Simulation {
             // FIFO: the packet leaves when the packets ahead of it are done.
             p.settle(now);
             let start = p.busy_until.max(now);
-            if start > now {
-                if p.admit(&mut pkt).is_err() {
-                    self.count_drop(&pkt);
-                    return;
-                }
-                p.push_backlog(start, pkt.size);
+            let buffered = start > now;
+            if buffered && p.admit(&mut pkt).is_err() {
+                self.count_drop(&pkt);
+                return;
             }
-            self.transmit_at(port, pkt, start);
+            self.transmit_at(port, pkt, start, buffered);
             return;
         }
         if p.busy_until <= now && p.is_empty() {
-            self.transmit_at(port, pkt, now);
+            self.transmit_at(port, pkt, now, false);
             return;
         }
         match p.enqueue(pkt) {
@@ -266,7 +264,7 @@ impl Simulation {
     /// Serialize `pkt` from `start` (now, or when the port frees up) and
     /// put it on the link.
     #[inline]
-    fn transmit_at(&mut self, port: u32, pkt: Packet, start: Time) {
+    fn transmit_at(&mut self, port: u32, pkt: Packet, start: Time, buffered: bool) {
         let p = &mut self.ports[port as usize];
         let ser = p.serialization(pkt.size as u64);
         p.busy_until = start + ser;
@@ -277,12 +275,12 @@ impl Simulation {
         if p.wire.is_empty() {
             self.cal.schedule(at, Event::LinkArrival { port });
         }
-        p.wire.push_back((at, pkt));
+        p.push_wire(at, pkt, buffered);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (_, pkt) = p.wire.pop_front().expect("a link arrival is scheduled only for a non-empty link");
+        let (_, pkt) = p.pop_wire(self.now).expect("a link arrival is scheduled only for a non-empty link");
         let node = p.peer;
         if let Some(&(next, _)) = p.wire.front() {
             self.cal.schedule(next, Event::LinkArrival { port });
@@ -294,7 +292,7 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         p.wake_pending = false;
         if let Some(pkt) = p.dequeue() {
-            self.transmit_at(port, pkt, self.now);
+            self.transmit_at(port, pkt, self.now, false);
             let p = &mut self.ports[port as usize];
             if !p.is_empty() {
                 p.wake_pending = true;
