@@ -68,7 +68,7 @@ pub struct Port {
 
 impl Port {
     pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, limit_bytes: u64, ecn_threshold: Option<u64>) -> Port {
-        let exact = (8 * crate::time::PS_PER_S) % rate_bps == 0;
+        let exact = (8 * crate::time::PS_PER_S).is_multiple_of(rate_bps);
         Port {
             rate_bps,
             ps_per_byte: exact.then(|| 8 * crate::time::PS_PER_S / rate_bps),

@@ -111,19 +111,10 @@ pub fn splitmix(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::TopologyConfig;
+    use crate::topology::fixtures;
 
     fn leaf_spine() -> Network {
-        Network::build(&TopologyConfig::LeafSpine {
-            leaves: 3,
-            spines: 4,
-            hosts_per_leaf: 2,
-            host_rate_bps: 10,
-            spine_rate_bps: 40,
-            host_delay_ps: 1,
-            spine_delay_ps: 1,
-        })
-        .unwrap()
+        fixtures::leaf_spine(3, 4, 2)
     }
 
     #[test]
@@ -152,14 +143,7 @@ mod tests {
 
     #[test]
     fn fat_tree_paths_have_the_expected_diversity() {
-        let net = Network::build(&TopologyConfig::FatTree {
-            k: 4,
-            host_rate_bps: 1,
-            fabric_rate_bps: 1,
-            host_delay_ps: 0,
-            fabric_delay_ps: 0,
-        })
-        .unwrap();
+        let net = fixtures::fat_tree(4);
         let r = Routes::build(&net, LoadBalancing::Ecmp, 1);
         // edge switch of host 0 towards a host in another pod: 2 aggs
         let edge0 = net.links[net.nic(0) as usize].peer;

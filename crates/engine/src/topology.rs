@@ -143,22 +143,43 @@ fn need(cond: bool, msg: &str) -> Result<(), String> {
     }
 }
 
+/// Small networks for unit tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
 
-    #[test]
-    fn pfabric_leaf_spine_shape() {
-        let n = Network::build(&TopologyConfig::LeafSpine {
-            leaves: 9,
-            spines: 4,
-            hosts_per_leaf: 16,
+    pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32) -> Network {
+        Network::build(&TopologyConfig::LeafSpine {
+            leaves,
+            spines,
+            hosts_per_leaf,
             host_rate_bps: 10_000_000_000,
             spine_rate_bps: 40_000_000_000,
             host_delay_ps: 2_700_000,
             spine_delay_ps: 200_000,
         })
-        .unwrap();
+        .unwrap()
+    }
+
+    pub fn fat_tree(k: u32) -> Network {
+        Network::build(&TopologyConfig::FatTree {
+            k,
+            host_rate_bps: 1,
+            fabric_rate_bps: 1,
+            host_delay_ps: 0,
+            fabric_delay_ps: 0,
+        })
+        .unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{fat_tree, leaf_spine};
+
+    #[test]
+    fn pfabric_leaf_spine_shape() {
+        let n = leaf_spine(9, 4, 16);
         assert_eq!(n.hosts, 144);
         assert_eq!(n.nodes.len(), 144 + 9 + 4);
         // 144 host links + 36 leaf-spine links, two ports each
@@ -168,14 +189,7 @@ mod tests {
 
     #[test]
     fn fat_tree_counts() {
-        let n = Network::build(&TopologyConfig::FatTree {
-            k: 4,
-            host_rate_bps: 1,
-            fabric_rate_bps: 1,
-            host_delay_ps: 0,
-            fabric_delay_ps: 0,
-        })
-        .unwrap();
+        let n = fat_tree(4);
         assert_eq!(n.hosts, 16);
         assert_eq!(n.nodes.len(), 16 + 4 + 16);
         // every switch has k ports
