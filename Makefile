@@ -29,15 +29,20 @@ $(PY):
 
 setup build: .stamp-build
 
+# The report test loads pages in headless Chromium (Debian's package).
+.stamp-chromium:
+	command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	touch $@
+
 demo: .stamp-build
-	$(PY) -m dcsim.demo --out out/demo
+	$(PY) -m dcsim reproduce pfabric-fig8-9-tcp --quick --out out/demo
 
 test: test-rust test-python
 
 test-rust:
 	cargo test --release -q -p dcsim-engine
 
-test-python: .stamp-build
+test-python: .stamp-build .stamp-chromium
 	$(PY) -m pytest
 
 bench: .stamp-build
@@ -45,4 +50,4 @@ bench: .stamp-build
 	$(PY) -m dcsim.bench_memory
 
 clean:
-	rm -rf $(VENV) target .stamp-build out
+	rm -rf $(VENV) target .stamp-build .stamp-chromium out

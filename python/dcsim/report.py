@@ -1,0 +1,150 @@
+"""`dcsim report DIR`: one self-contained HTML page for the figures and
+sweeps under DIR: the plots (embedded), our numbers next to the paper's,
+the spec of every point, versions and wall times."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from . import __version__
+from .errors import SpecError
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+th{background:#f4f4f4}td.l,th.l{text-align:left}img{max-width:100%;border:1px solid #eee}
+.ok{color:#176a1a}.bad{color:#a11}details{margin:.2em 0}pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:.8em}
+.meta{color:#666;font-size:.9em}
+"""
+
+# Set by the browser once the page has loaded: how many images decoded.
+CHECK = """
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  document.body.setAttribute('data-images-ok', String(ok));
+  document.body.setAttribute('data-images-total', String(imgs.length));
+});
+"""
+
+
+def _esc(x) -> str:
+    return html.escape(str(x))
+
+
+def _versions() -> dict:
+    out = {"dcsim": __version__, "python": sys.version.split()[0], "platform": platform.platform()}
+    for pkg in ("numpy", "pandas", "pyarrow", "pydantic", "matplotlib", "distributed"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<img alt="{_esc(path.stem)}" src="data:image/png;base64,{data}">'
+
+
+def _points_section(d: Path) -> str:
+    from .runner import load_points
+
+    rows = []
+    total_wall = 0.0
+    for s in load_points(d):
+        total_wall += s["wall_time_s"]
+        params = ", ".join(f"{k}={v}" for k, v in s["point"]["params"].items())
+        spec = _esc(json.dumps(s["spec"], indent=2))
+        status = s["status"] if not s["unfinished_flows"] else f"{s['status']} ({s['unfinished_flows']} unfinished)"
+        rows.append(
+            f"<tr><td class=l><code>{_esc(s['point']['key'])}</code></td><td class=l>{_esc(params)}</td>"
+            f"<td>{s['flows_finished']:,}</td><td>{s['events']:,}</td><td>{s['sim_time_s'] * 1e3:.2f}</td>"
+            f"<td>{s['wall_time_s']:.2f}</td><td class=l>{_esc(status)}</td>"
+            f"<td class=l><details><summary>spec</summary><pre>{spec}</pre></details></td></tr>"
+        )
+    head = ("<tr><th class=l>point</th><th class=l>parameters</th><th>flows</th><th>events</th>"
+            "<th>simulated ms</th><th>wall s</th><th class=l>status</th><th class=l>spec</th></tr>")
+    return (f"<h3>Points ({len(rows)}, {total_wall:.1f} s of simulation wall time)</h3>"
+            f"<table>{head}{''.join(rows)}</table>")
+
+
+def _paper_table(paper: list[dict]) -> str:
+    if not paper:
+        return "<p>The paper gives no numbers for this figure in its text.</p>"
+    rows = []
+    for p in paper:
+        lo, hi = p["paper_range"]
+        rng = f"{'' if lo is None else f'>= {lo:g}'}{' and ' if lo is not None and hi is not None else ''}" \
+              f"{'' if hi is None else f'<= {hi:g}'}"
+        ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in sorted((float(k), v) for k, v in p["ours"].items()))
+        cls = "ok" if p["verdict"] == "consistent" else "bad"
+        rows.append(
+            f"<tr><td class=l>{_esc(p['where'])}</td><td class=l>{_esc(p['facet'])} / {_esc(p['panel'])}</td>"
+            f"<td class=l>{_esc(p['claim'])}</td><td>{_esc(rng)}</td><td class=l>{_esc(ours)}</td>"
+            f"<td class='l {cls}'>{_esc(p['verdict'])}</td></tr>"
+        )
+    head = ("<tr><th class=l>where</th><th class=l>panel</th><th class=l>paper says</th><th>paper range</th>"
+            "<th class=l>dcsim (x: value)</th><th class=l>verdict</th></tr>")
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _figure_section(d: Path) -> str:
+    info = json.loads((d / "figure.json").read_text())
+    table = pd.read_csv(d / info["table"])
+    images = "".join(_img(d / name) for name in info["images"] if name.endswith(".png"))
+    failed = info.get("failed_points") or {}
+    fail_note = (f"<p class=bad>{len(failed)} point(s) failed: "
+                 f"{_esc('; '.join(f'{k}: {v}' for k, v in failed.items()))}</p>") if failed else ""
+    return (
+        f"<h2>{_esc(info['title'])}</h2>"
+        f"<p class=meta>{_esc(info['figure'])} &middot; {_esc(info['mode'])} mode &middot; {_esc(info['source'])}</p>"
+        f"<p>{_esc(info['description'])}</p>{fail_note}{images}"
+        f"<h3>dcsim's numbers</h3>{table.to_html(index=False, float_format=lambda v: f'{v:.3f}', border=0)}"
+        f"<h3>Against the paper</h3>{_paper_table(info['paper'])}"
+        f"<p class=meta>{_esc(info.get('notes', ''))}</p>"
+        f"{_points_section(d)}"
+    )
+
+
+def build(root: str | Path) -> str:
+    root = Path(root)
+    if not root.is_dir():
+        raise SpecError(f"report: no such directory {root}")
+    dirs = sorted({p.parent for p in root.rglob("sweep.json")})
+    if not dirs:
+        raise SpecError(f"report: {root} holds no sweep or figure results (no sweep.json found)")
+    sections = []
+    for d in dirs:
+        if (d / "figure.json").is_file():
+            sections.append(_figure_section(d))
+        else:
+            name = json.loads((d / "sweep.json").read_text())["name"]
+            sections.append(f"<h2>Sweep {_esc(name)}</h2><p class=meta>{_esc(d)}</p>{_points_section(d)}")
+    versions = "".join(f"<tr><td class=l>{_esc(k)}</td><td class=l>{_esc(v)}</td></tr>" for k, v in _versions().items())
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f"<title>dcsim report: {_esc(root.name)}</title><style>{CSS}</style><script>{CHECK}</script></head><body>"
+        f"<h1>dcsim report</h1><p class=meta>{_esc(root)} &middot; generated {now}</p>"
+        f"{''.join(sections)}<h2>Versions</h2><table>{versions}</table></body></html>"
+    )
+
+
+def write(root: str | Path, out: str | Path | None = None) -> Path:
+    page = build(root)
+    out = Path(out) if out else Path(root) / "report.html"
+    tmp = out.with_suffix(".html.tmp")
+    tmp.write_text(page)
+    tmp.replace(out)
+    return out

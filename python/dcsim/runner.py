@@ -1,0 +1,262 @@
+"""Run a sweep's points on every local core or on a Dask cluster, into a
+resumable results store.
+
+Layout of a sweep's output directory::
+
+    OUT/sweep.json                 the sweep: name, base spec, grid, points
+    OUT/points/<key>/flows.parquet one row per flow of that point
+    OUT/points/<key>/summary.json  the point's spec, counters, wall time, ...
+
+A point's directory appears only when it is complete: workers simulate into
+memory, and the main process writes each result to a temporary directory
+and renames it into place. Re-running a sweep skips complete points, so a
+sweep stopped by Ctrl-C, a crash or SIGKILL resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from . import __version__
+from .errors import SpecError
+from .sweep import Point, Sweep
+
+
+@dataclass
+class SweepResult:
+    out: Path
+    points: list[Point]
+    ran: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def point_dir(out: Path, key: str) -> Path:
+    return Path(out) / "points" / key
+
+
+def is_complete(out: Path, key: str) -> bool:
+    return (point_dir(out, key) / "summary.json").is_file()
+
+
+def simulate_point(spec_json: str) -> tuple[bytes, str]:
+    """Worker side: run one point, return (flows.parquet bytes, summary JSON).
+    Runs in a pool process or on a Dask worker; touches no shared files."""
+    from .simulate import run_to_dir
+    from .spec import Spec
+
+    spec = Spec.model_validate_json(spec_json)
+    with tempfile.TemporaryDirectory(prefix="dcsim-point-") as tmp:
+        out = Path(tmp) / "out"
+        run_to_dir(spec, out, quiet=True)
+        return (out / "flows.parquet").read_bytes(), (out / "summary.json").read_text()
+
+
+def _store(out: Path, point: Point, flows: bytes, summary_json: str) -> None:
+    """Write a finished point atomically: temp dir, then rename."""
+    final = point_dir(out, point.key)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{point.key}.", dir=final.parent))
+    try:
+        summary = json.loads(summary_json)
+        summary["point"] = {"key": point.key, "params": point.params}
+        (tmp / "flows.parquet").write_bytes(flows)
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        if final.exists():  # completed meanwhile by another run of the sweep
+            shutil.rmtree(tmp)
+            return
+        os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _clean_stale(out: Path) -> None:
+    """Remove temporary directories left by a killed run."""
+    pts = Path(out) / "points"
+    if pts.is_dir():
+        for d in pts.iterdir():
+            if d.name.startswith(".") and d.is_dir():
+                shutil.rmtree(d, ignore_errors=True)
+
+
+def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
+    info = {
+        "name": sweep.name,
+        "version": __version__,
+        "base": sweep.base,
+        "grid": sweep.grid,
+        "points": [{"key": p.key, "params": p.params} for p in points],
+    }
+    tmp = Path(out) / ".sweep.json.tmp"
+    tmp.write_text(json.dumps(info, indent=2) + "\n")
+    os.replace(tmp, Path(out) / "sweep.json")
+
+
+class _Bar:
+    """One progress display for the whole sweep, on a terminal only."""
+
+    def __init__(self, total: int, done: int, quiet: bool):
+        self.bar = None
+        if quiet or not sys.stderr.isatty():
+            return
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, initial=done, unit="point", file=sys.stderr, ncols=100, leave=True)
+
+    def update(self, n: int, running: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+            self.bar.set_postfix_str(f"{running} running", refresh=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _ignore_sigint() -> None:
+    # The main process owns Ctrl-C; workers are stopped by it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_sweep(
+    sweep: Sweep,
+    out: str | Path,
+    *,
+    jobs: Optional[int] = None,
+    scheduler: Any = None,
+    quiet: bool = False,
+    log=None,
+) -> SweepResult:
+    """Run every point of `sweep` not already complete in `out`.
+
+    `scheduler`: None for a local process pool of `jobs` workers (default:
+    all cores); a Dask scheduler address (``tcp://host:port``) or a
+    ``dask.distributed.Client`` to run on a cluster."""
+    out = Path(out)
+    points = sweep.points()  # validates every point before anything runs
+    out.mkdir(parents=True, exist_ok=True)
+    _clean_stale(out)
+    _write_sweep_json(out, sweep, points)
+    result = SweepResult(out, points)
+    todo = []
+    for p in points:
+        (result.skipped if is_complete(out, p.key) else todo).append(p)
+    say = log or (lambda msg: None if quiet else print(msg, file=sys.stderr))
+    say(
+        f"sweep {sweep.name}: {len(points)} points, {len(result.skipped)} already complete, "
+        f"{len(todo)} to run"
+    )
+    if not todo:
+        return result
+    bar = _Bar(len(points), len(result.skipped), quiet)
+    try:
+        if scheduler is None:
+            _run_local(todo, out, jobs or os.cpu_count() or 1, result, bar, say)
+        else:
+            _run_dask(todo, out, scheduler, result, bar, say)
+    finally:
+        bar.close()
+    return result
+
+
+def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> None:
+    try:
+        flows, summary = fut_result()
+        _store(out, point, flows, summary)
+        result.ran.append(point.key)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # a point that fails is reported; the sweep goes on
+        msg = f"{type(e).__name__}: {e}"
+        result.failed[point.key] = msg
+        # failures are reported even when quiet
+        print(f"dcsim: point failed ({point.label()}): {msg}\n  spec: {point.spec.model_dump_json()}",
+              file=sys.stderr)
+        if os.environ.get("DCSIM_DEBUG"):
+            traceback.print_exc()
+
+
+def _run_local(todo: list[Point], out: Path, jobs: int, result: SweepResult, bar: _Bar, say) -> None:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_ignore_sigint)
+    pending: dict[Future, Point] = {}
+    try:
+        for p in todo:
+            pending[pool.submit(simulate_point, p.spec.model_dump_json())] = p
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                p = pending.pop(f)
+                _finish(p, f.result, out, result, say)
+                bar.update(1, min(jobs, len(pending)))
+        pool.shutdown()
+    except BaseException:
+        # Ctrl-C or a crash: stop the workers now; complete points are safe.
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+def connect(scheduler: Any):
+    """A Dask client for an address or an existing client; a clear error if
+    the scheduler cannot be reached."""
+    from dask.distributed import Client
+
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    try:
+        return Client(str(scheduler), timeout="5s"), True
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SpecError(f"--scheduler: cannot reach Dask scheduler {scheduler!r} ({type(e).__name__})") from None
+
+
+def _run_dask(todo: list[Point], out: Path, scheduler: Any, result: SweepResult, bar: _Bar, say) -> None:
+    from dask.distributed import as_completed
+
+    client, owned = connect(scheduler)
+    try:
+        futures = {}
+        for p in todo:
+            f = client.submit(simulate_point, p.spec.model_dump_json(), key=f"dcsim-{p.key}", pure=False)
+            futures[f] = p
+        remaining = len(futures)
+        try:
+            for f in as_completed(list(futures)):
+                remaining -= 1
+                _finish(futures[f], f.result, out, result, say)
+                bar.update(1, remaining)
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+    finally:
+        if owned:
+            client.close()
+
+
+def load_points(out: str | Path) -> list[dict]:
+    """The complete points of a sweep directory: each summary (with its
+    `point.params`), in sweep order."""
+    out = Path(out)
+    info = json.loads((out / "sweep.json").read_text())
+    rows = []
+    for p in info["points"]:
+        f = point_dir(out, p["key"]) / "summary.json"
+        if f.is_file():
+            rows.append(json.loads(f.read_text()))
+    return rows

@@ -1,0 +1,178 @@
+"""Sweeps: a base spec times a grid of any spec fields.
+
+A sweep file is TOML:
+
+    name = "tcp-vs-load"
+    base = "leaf_spine_web_search.toml"   # optional; relative to this file
+    [spec]                                 # optional; fields over the base
+    workload.flows = 2000
+    [grid]                                 # dotted spec fields -> values
+    "workload.load" = [0.2, 0.4, 0.6, 0.8]
+    "workload.cdf" = ["web_search", "data_mining"]
+    seed = [1, 2]
+
+Each combination of grid values is a *point*: a fully resolved spec. A
+point is identified by a stable hash of its resolved spec, the contents of
+the files it reads, and the dcsim version; its results live in
+``OUT/points/<hash>/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from . import __version__
+from .errors import SpecError
+from .spec import Spec, apply_overrides, spec_from_dict
+from .workloads import SHIPPED
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of a sweep."""
+
+    key: str
+    params: dict  # grid field -> value for this point
+    spec: Spec
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "base"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    base: dict
+    grid: dict[str, list]
+
+    def points(self) -> list[Point]:
+        return expand(self.base, self.grid)
+
+
+def _file_digest(path: Optional[str]) -> Optional[str]:
+    if not path or path in SHIPPED:
+        return None
+    p = Path(path)
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
+
+
+def point_key(spec: Spec) -> str:
+    """Stable identity of a point: resolved spec + input files + version."""
+    ident = {
+        "spec": spec.model_dump(mode="json"),
+        "cdf_file": _file_digest(spec.workload.cdf),
+        "trace_file": _file_digest(spec.workload.trace),
+        "version": __version__,
+    }
+    blob = json.dumps(ident, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def expand(base: dict, grid: dict[str, list]) -> list[Point]:
+    """Every combination of the grid's values over the base spec, in grid
+    order (last field varies fastest). Fails on an unknown field or an empty
+    grid before anything runs."""
+    if not grid:
+        raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
+    for field, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise SpecError(f"grid.{field}: needs a non-empty list of values")
+    points: list[Point] = []
+    seen = set()
+    for combo in itertools.product(*grid.values()):
+        params = dict(zip(grid.keys(), combo))
+        try:
+            spec = spec_from_dict(apply_overrides(copy.deepcopy(base), params))
+        except SpecError as e:
+            raise SpecError(f"grid: {e}") from None
+        key = point_key(spec)
+        if key not in seen:  # a grid may name the same point twice
+            seen.add(key)
+            points.append(Point(key, params, spec))
+    return points
+
+
+def _check_fields(grid: dict[str, list]) -> None:
+    """Unknown grid fields fail with the field named, even where the base
+    spec happens to accept the value (pydantic checks each point too)."""
+    probe = Spec().model_dump(mode="json")
+    for field in grid:
+        node: Any = probe
+        parts = field.split(".")
+        for i, part in enumerate(parts):
+            if not isinstance(node, dict) or part not in node:
+                # topology/scheme fields depend on the kind; let validation judge
+                if parts[0] in ("topology", "scheme") and i >= 1:
+                    break
+                raise SpecError(f"grid: unknown field {field!r}")
+            node = node[part]
+
+
+def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> Sweep:
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(f"sweep file not found: {path}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    unknown = set(data) - {"name", "base", "spec", "grid"}
+    if unknown:
+        raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} (allowed: name, base, spec, grid)")
+    base: dict = {}
+    if "base" in data:
+        base_path = (path.parent / data["base"]).resolve()
+        if not base_path.is_file():
+            raise SpecError(f"base: spec file not found: {data['base']}")
+        base = tomllib.loads(base_path.read_text())
+        _resolve_paths(base, base_path.parent)
+    inline = data.get("spec", {})
+    _resolve_paths(inline, path.parent)
+    base = _merge(base, inline)
+    base = apply_overrides(base, overrides or {})
+    grid = _flatten(data.get("grid", {}))
+    if not grid:
+        raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
+    _check_fields(grid)
+    return Sweep(name=data.get("name", path.stem), base=base, grid=grid)
+
+
+def _flatten(d: dict, prefix: str = "") -> dict:
+    """TOML turns `workload.load = [...]` into nested tables; grid keys are
+    dotted paths either way."""
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _merge(a: dict, b: dict) -> dict:
+    out = copy.deepcopy(a)
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _resolve_paths(spec: dict, base: Path) -> None:
+    """CDF and trace paths in a spec file are relative to that file."""
+    w = spec.get("workload")
+    if not isinstance(w, dict):
+        return
+    for field in ("cdf", "trace"):
+        v = w.get(field)
+        if isinstance(v, str) and v not in SHIPPED and not Path(v).is_absolute() and (base / v).is_file():
+            w[field] = str((base / v).resolve())

@@ -1,0 +1,138 @@
+"""The figure registry, `dcsim reproduce`, reports (checked in a real
+browser) and sweeps on a Dask cluster."""
+
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dcsim import figures, report
+from dcsim.runner import load_points, run_sweep
+from dcsim.sweep import Sweep
+
+TINY = dataclasses.replace(
+    figures.REGISTRY["pfabric-fig8-9-tcp"],
+    name="tiny-test-figure",
+    base={"topology": {"kind": "star", "hosts": 8}, "scheme": {"name": "tcp"}},
+    quick=figures.Mode(x_values=(0.3, 0.6), flows=150),
+)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "dcsim", *map(str, args)], capture_output=True, text=True)
+
+
+def test_registered_figures_have_valid_sweeps():
+    for fig in figures.REGISTRY.values():
+        quick, full = fig.sweep("quick").points(), fig.sweep("full").points()
+        assert len(quick) == len(fig.facets) * len(fig.series_values) * len(fig.quick.x_values) * len(fig.quick.seeds)
+        assert len(full) >= len(quick)
+        assert all(p.spec.workload.flows == fig.full.flows for p in full)
+    fig = figures.get("pfabric-fig8-9-tcp")
+    assert fig.full.flows == 100_000 and fig.full.x_values == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+
+
+def test_list_and_unknown_figure():
+    r = cli("list", "figures")
+    assert r.returncode == 0 and "pfabric-fig8-9-tcp" in r.stdout
+    r = cli("reproduce", "fig99", "--out", "/tmp/never")
+    assert r.returncode == 2 and "unknown figure 'fig99'" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny_figure_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fig")
+    figures.REGISTRY[TINY.name] = TINY
+    try:
+        result, table = figures.reproduce(TINY.name, out, mode="quick", jobs=2, quiet=True)
+    finally:
+        del figures.REGISTRY[TINY.name]
+    assert result.ok
+    return out, table
+
+
+def test_reproduce_draws_and_tabulates(tiny_figure_dir):
+    out, table = tiny_figure_dir
+    assert (out / "tiny-test-figure.png").stat().st_size > 10_000
+    assert (out / "tiny-test-figure.svg").read_text().lstrip().startswith("<?xml")
+    csv = pd.read_csv(out / "tiny-test-figure.csv")
+    assert len(csv) == 4  # 2 workloads x 2 loads
+    assert set(csv.facet) == {"web_search", "data_mining"}
+    assert (csv.all_mean >= 1.0).all() and (csv.small_p99 >= csv.small_mean).all()
+    info = json.loads((out / "figure.json").read_text())
+    assert [p["where"] for p in info["paper"]][:2] == ["§5.4.1, Fig. 8 caption", "§5.4.1, Fig. 9 caption"]
+    for p in info["paper"]:
+        assert p["verdict"] in ("consistent",) or p["verdict"].startswith("differs")
+        assert len(p["ours"]) == 2
+
+
+def test_paper_bound_verdicts():
+    b = figures.PaperBound("x", "f", "p", "s", low=10.0)
+    assert b.check([11, 12]) == "consistent"
+    assert b.check([9, 12]) == "differs at 1 of 2 points"
+    assert b.check([]) == "no data"
+
+
+def _chromium_dom(page: Path) -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert exe, "headless Chromium is needed (make test installs Debian's chromium)"
+    with tempfile.TemporaryDirectory() as profile:
+        r = subprocess.run(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--dump-dom", page.resolve().as_uri()],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def test_report_loads_in_a_browser_with_every_figure_decoded(tiny_figure_dir, tmp_path):
+    out, _ = tiny_figure_dir
+    # a plain sweep next to the figure: the report covers both
+    sweep_dir = tmp_path / "root" / "sweep"
+    run_sweep(Sweep("plain", {"topology": {"kind": "star"}, "workload": {"flows": 40}}, {"seed": [1, 2]}),
+              sweep_dir, jobs=1, quiet=True)
+    shutil.copytree(out, tmp_path / "root" / "figure")
+    page = report.write(tmp_path / "root")
+    text = page.read_text()
+    for key in [p["point"]["key"] for p in load_points(tmp_path / "root" / "figure")]:
+        assert key in text  # the spec of every point
+    assert "Against the paper" in text and "Versions" in text and "Sweep plain" in text
+    dom = _chromium_dom(page)
+    import re
+
+    m = re.search(r'data-images-ok="(\d+)" data-images-total="(\d+)"', dom)
+    assert m, dom[:500]
+    ok, total = int(m.group(1)), int(m.group(2))
+    assert total >= 1 and ok == total
+
+
+def test_report_of_nothing_exits_2(tmp_path):
+    r = cli("report", tmp_path)
+    assert r.returncode == 2 and "holds no sweep or figure results" in r.stderr
+
+
+def test_sweep_through_a_dask_cluster_matches_the_local_pool(tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    sweep = Sweep("d", {"topology": {"kind": "star", "hosts": 8}, "workload": {"flows": 80}},
+                  {"workload.load": [0.3, 0.6], "seed": [1, 2]})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        r = run_sweep(sweep, tmp_path / "dask", scheduler=client, quiet=True)
+        assert r.ok and len(r.ran) == 4
+        # by address, as `dcsim sweep --scheduler tcp://...` does; all complete now
+        r2 = run_sweep(sweep, tmp_path / "dask", scheduler=cluster.scheduler_address, quiet=True)
+        assert not r2.ran and len(r2.skipped) == 4
+    local = run_sweep(sweep, tmp_path / "local", jobs=2, quiet=True)
+    for p in local.points:
+        a = (tmp_path / "dask" / "points" / p.key / "flows.parquet").read_bytes()
+        b = (tmp_path / "local" / "points" / p.key / "flows.parquet").read_bytes()
+        assert a == b

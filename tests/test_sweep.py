@@ -1,0 +1,181 @@
+"""Sweeps and the results store: grids, resumability, failures, bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dcsim.errors import SpecError
+from dcsim.runner import is_complete, load_points, point_dir, run_sweep
+from dcsim.spec import Spec
+from dcsim.sweep import Sweep, expand, load_sweep, point_key
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = {"topology": {"kind": "star", "hosts": 8}, "workload": {"flows": 60, "load": 0.5}}
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "dcsim", *map(str, args)], capture_output=True, text=True, **kw)
+
+
+def write_sweep(tmp_path, grid, spec=None, name="s"):
+    lines = [f'name = "{name}"', f'base = "{ROOT / "examples" / "star_many_to_one.toml"}"', "[spec]"]
+    for k, v in (spec or {"workload.flows": 60}).items():
+        lines.append(f"{k} = {json.dumps(v)}")
+    lines.append("[grid]")
+    for k, v in grid.items():
+        lines.append(f'"{k}" = {json.dumps(v)}')
+    p = tmp_path / f"{name}.toml"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_grid_expands_every_combination_in_order():
+    pts = expand(BASE, {"workload.load": [0.2, 0.4, 0.6], "seed": [1, 2]})
+    assert len(pts) == 6
+    assert [p.params for p in pts[:2]] == [{"workload.load": 0.2, "seed": 1}, {"workload.load": 0.2, "seed": 2}]
+    assert pts[3].spec.workload.load == 0.4 and pts[3].spec.seed == 2
+    assert len({p.key for p in pts}) == 6
+    # a grid naming the same point twice runs it once
+    assert len(expand(BASE, {"seed": [1, 1, 2]})) == 2
+
+
+def test_point_key_is_stable_and_sensitive(monkeypatch):
+    a = Spec.model_validate(BASE)
+    assert point_key(a) == point_key(Spec.model_validate(json.loads(json.dumps(BASE))))
+    assert point_key(a) != point_key(a.with_overrides(seed=2))
+    import dcsim.sweep
+
+    before = point_key(a)
+    monkeypatch.setattr(dcsim.sweep, "__version__", "9.9.9")
+    assert point_key(a) != before  # a new version never reuses old results
+
+
+def test_point_key_follows_cdf_file_contents(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text("1000 0\n2000 1\n")
+    s = Spec.model_validate({"workload": {"cdf": str(f)}})
+    k1 = point_key(s)
+    f.write_text("1000 0\n3000 1\n")
+    assert point_key(s) != k1
+
+
+def test_bad_grids_fail_before_running(tmp_path):
+    with pytest.raises(SpecError, match="grid: unknown field 'workload.lod'"):
+        load_sweep(write_sweep(tmp_path, {"workload.lod": [0.1]}))
+    with pytest.raises(SpecError, match="grid is empty"):
+        load_sweep(write_sweep(tmp_path, {}))
+    with pytest.raises(SpecError, match="grid.seed: needs a non-empty list"):
+        load_sweep(write_sweep(tmp_path, {"seed": []})).points()
+    with pytest.raises(SpecError, match="workload.load: Input should be less than 1"):
+        load_sweep(write_sweep(tmp_path, {"workload.load": [0.5, 1.5]})).points()
+
+
+@pytest.mark.parametrize(
+    "grid,needle",
+    [
+        ({"workload.lod": [0.1]}, "grid: unknown field 'workload.lod'"),
+        ({}, "grid is empty"),
+        ({"scheme.name": ["tcp", "xcp"]}, "scheme.name: Input should be 'tcp', got 'xcp'"),
+    ],
+)
+def test_cli_bad_sweep_exits_2(tmp_path, grid, needle):
+    r = cli("sweep", write_sweep(tmp_path, grid), "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_unreachable_scheduler_exits_2(tmp_path):
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}), "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9")
+    assert r.returncode == 2, r.stderr
+    assert "cannot reach Dask scheduler 'tcp://127.0.0.1:9'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sweep_runs_then_skips_complete_points(tmp_path):
+    sweep = Sweep("t", BASE, {"workload.load": [0.3, 0.6], "seed": [1, 2]})
+    r1 = run_sweep(sweep, tmp_path / "o", jobs=2, quiet=True)
+    assert r1.ok and len(r1.ran) == 4 and not r1.skipped
+    for p in r1.points:
+        assert is_complete(tmp_path / "o", p.key)
+        s = json.loads((point_dir(tmp_path / "o", p.key) / "summary.json").read_text())
+        assert s["point"]["params"] == p.params and s["conservation_holds"]
+    mtimes = {p.key: (point_dir(tmp_path / "o", p.key) / "flows.parquet").stat().st_mtime_ns for p in r1.points}
+    r2 = run_sweep(sweep, tmp_path / "o", jobs=2, quiet=True)
+    assert not r2.ran and len(r2.skipped) == 4
+    assert mtimes == {p.key: (point_dir(tmp_path / "o", p.key) / "flows.parquet").stat().st_mtime_ns for p in r2.points}
+    assert len(load_points(tmp_path / "o")) == 4
+
+
+def test_failing_point_is_reported_and_the_rest_completes(tmp_path):
+    # Host 12 exists only in the 16-host star: the 8-host point fails when
+    # it runs, the other completes, the sweep exits non-zero naming it.
+    (tmp_path / "t.txt").write_text("0 1 12 5000\n0 2 3 5000\n")
+    p = tmp_path / "f.toml"
+    p.write_text(
+        'name = "f"\n[spec]\ntopology.kind = "star"\nworkload.matrix = "trace"\n'
+        f'workload.trace = "{tmp_path / "t.txt"}"\n[grid]\n"topology.hosts" = [8, 16]\n'
+    )
+    r = cli("sweep", p, "--out", tmp_path / "out", "-q")
+    assert r.returncode == 1, r.stderr
+    assert "1 point(s) run, 0 already complete, 1 failed" in r.stderr
+    assert "failed points:" in r.stderr and "topology.hosts=8" in r.stderr
+    assert "dst 12 is not a host" in r.stderr and '"hosts":8' in r.stderr  # the spec is shown
+    assert len(load_points(tmp_path / "out")) == 1
+
+
+def _slow_sweep(tmp_path):
+    # 6 points of ~1 s each, one worker: time to interrupt it part-way.
+    return write_sweep(tmp_path, {"seed": [1, 2, 3, 4, 5, 6]},
+                       spec={"workload.flows": 900, "workload.load": 0.7}, name="slow")
+
+
+def _wait_for_points(out, n, proc, timeout=60):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        pts = out / "points"
+        if pts.is_dir() and sum(1 for d in pts.iterdir() if not d.name.startswith(".")) >= n:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("sweep made no progress")
+
+
+def _flows_bytes(out):
+    return {d.name: (d / "flows.parquet").read_bytes() for d in (out / "points").iterdir() if not d.name.startswith(".")}
+
+
+@pytest.mark.parametrize("how", ["sigkill", "ctrl-c"])
+def test_interrupted_sweep_resumes_to_the_same_results(tmp_path, how):
+    sweep_file = _slow_sweep(tmp_path)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(sweep_file), "--out", str(out), "-j", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _wait_for_points(out, 2, proc)
+    if how == "sigkill":
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, at once
+        proc.wait()
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "interrupted" in err and "run the same command to resume" in err
+        assert "Traceback" not in err
+    done = _flows_bytes(out)
+    assert 2 <= len(done) < 6
+    # no half-written point is left behind
+    assert all((out / "points" / k / "summary.json").is_file() for k in done)
+    r = cli("sweep", sweep_file, "--out", out, "-j", "2", "-q")
+    assert r.returncode == 0, r.stderr
+    assert f"{6 - len(done)} point(s) run, {len(done)} already complete, 0 failed" in r.stderr
+    assert not any(d.name.startswith(".") for d in (out / "points").iterdir())
+    # identical to an uninterrupted sweep
+    clean = tmp_path / "clean"
+    assert cli("sweep", sweep_file, "--out", clean, "-j", "2", "-q").returncode == 0
+    assert _flows_bytes(out) == _flows_bytes(clean)
