@@ -12,7 +12,8 @@ import dcsim
 from dcsim.simulate import COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.toml") if not p.name.startswith("sweep_"))
+SWEEP_EXAMPLES = sorted((ROOT / "examples").glob("sweep_*.toml"))
 
 
 def dcsim_cli(*args, cwd=None):
@@ -33,6 +34,15 @@ def test_every_example_runs(example, tmp_path):
     assert (flows.slowdown >= 0.999).all()
     for key in ("spec", "seed", "version", "counters", "sim_time_s", "events", "wall_time_s"):
         assert key in summary
+
+
+@pytest.mark.parametrize("example", SWEEP_EXAMPLES, ids=lambda p: p.stem)
+def test_every_sweep_example_runs(example, tmp_path):
+    r = dcsim_cli("sweep", example, "--out", tmp_path / "o", "-q", "--set", "workload.flows=40")
+    assert r.returncode == 0, r.stderr
+    info = json.loads((tmp_path / "o" / "sweep.json").read_text())
+    assert len(info["points"]) > 1
+    assert all((tmp_path / "o" / "points" / p["key"] / "summary.json").is_file() for p in info["points"])
 
 
 def test_run_writes_bit_identical_output_for_the_same_seed(tmp_path):
