@@ -63,6 +63,10 @@ pub struct Port {
     /// departure time use `queue` and `TxDone` instead.
     pub departures_at_arrival: bool,
     started: usize,
+    /// Start time of `wire[started]` (`Time::MAX` if none): `settle` is
+    /// called on every packet and usually has nothing to do, so it checks
+    /// this before touching the (cold) wire entries.
+    next_start: Time,
     pub stats: PortStats,
 }
 
@@ -84,6 +88,7 @@ impl Port {
             wire: VecDeque::new(),
             departures_at_arrival: false,
             started: 0,
+            next_start: Time::MAX,
             stats: PortStats::default(),
         }
     }
@@ -98,23 +103,27 @@ impl Port {
     /// started serializing by `now`.
     #[inline]
     pub fn settle(&mut self, now: Time) {
-        while let Some((arrival, pkt)) = self.wire.get(self.started) {
-            if self.start_of(*arrival, pkt) > now {
-                break;
-            }
+        while self.next_start <= now {
+            let (_, pkt) = self.wire[self.started];
             self.bytes -= pkt.size as u64;
             self.started += 1;
+            self.next_start = match self.wire.get(self.started) {
+                Some((arrival, pkt)) => self.start_of(*arrival, pkt),
+                None => Time::MAX,
+            };
         }
     }
 
     /// Put a packet on the link, arriving at the far end at `arrival`.
-    /// `buffered`: it waits in the buffer first (fast path) rather than
-    /// starting now.
+    /// `buffered`: it waits in the buffer until `start` (fast path) rather
+    /// than starting now.
     #[inline]
-    pub fn push_wire(&mut self, arrival: Time, pkt: Packet, buffered: bool) {
+    pub fn push_wire(&mut self, arrival: Time, pkt: Packet, buffered: bool, start: Time) {
         self.wire.push_back((arrival, pkt));
         if !buffered {
             self.started = self.wire.len();
+        } else if self.started == self.wire.len() - 1 {
+            self.next_start = start;
         }
     }
 

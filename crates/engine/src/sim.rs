@@ -275,7 +275,7 @@ impl Simulation {
         if p.wire.is_empty() {
             self.cal.schedule(at, Event::LinkArrival { port });
         }
-        p.push_wire(at, pkt, buffered);
+        p.push_wire(at, pkt, buffered, start);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
