@@ -65,3 +65,87 @@ mod tests {
         assert!(std::mem::size_of::<super::Packet>() <= 48);
     }
 }
+
+/// Handle of a packet in the `Pool`.
+pub type PacketId = u32;
+
+/// Where packets live while they are in the network. A packet is written
+/// once when a host sends it and stays in place until it is delivered or
+/// dropped; queues and links hold 4-byte handles. Slots are reused through
+/// a free list, so the pool grows to the peak number of packets in the
+/// network, not with the run's length.
+#[derive(Default)]
+pub struct Pool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl Pool {
+    #[inline]
+    pub fn alloc(&mut self, pkt: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = pkt;
+                id
+            }
+            None => {
+                self.slots.push(pkt);
+                (self.slots.len() - 1) as PacketId
+            }
+        }
+    }
+
+    /// Take a packet out of the network (delivered or dropped).
+    #[inline]
+    pub fn release(&mut self, id: PacketId) -> Packet {
+        self.free.push(id);
+        self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Packets in the network now.
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_reused() {
+        let mut pool = Pool::default();
+        let p = Packet {
+            flow: 1,
+            slot: 0,
+            seq: 0,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: 0,
+            ts: 0,
+            src: 0,
+            dst: 1,
+            size: 100,
+            kind: Kind::Data,
+            flags: 0,
+        };
+        let a = pool.alloc(p);
+        let b = pool.alloc(Packet { flow: 2, ..p });
+        assert_eq!(pool.get(b).flow, 2);
+        assert_eq!(pool.release(a).flow, 1);
+        assert_eq!(pool.live(), 1);
+        let c = pool.alloc(Packet { flow: 3, ..p });
+        assert_eq!(c, a);
+        assert_eq!(pool.live(), 2);
+    }
+}

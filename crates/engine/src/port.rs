@@ -3,15 +3,25 @@
 //! decides what to admit, mark and send next (STYLE_ANCHORS: composition,
 //! not inheritance). New disciplines are new `Queue` variants.
 
-use crate::packet::{flags, Packet};
+use crate::packet::{flags, Packet, PacketId};
 use crate::time::Time;
 use std::collections::VecDeque;
 
-/// The queueing discipline of a port.
+/// The queueing discipline of a port. It holds packet handles and sizes;
+/// the packets stay in the simulation's pool.
 #[derive(Debug)]
 pub enum Queue {
     /// Drop-tail FIFO, optionally marking ECN when the queue is long.
-    Fifo(VecDeque<Packet>),
+    Fifo(VecDeque<(PacketId, u16)>),
+}
+
+/// A packet on a link: its handle, wire size and arrival time at the far
+/// end. 16 bytes, so a link's FIFO stays dense in cache.
+#[derive(Clone, Copy, Debug)]
+pub struct OnWire {
+    pub arrival: Time,
+    pub id: PacketId,
+    pub size: u16,
 }
 
 /// Why a packet was not admitted.
@@ -53,7 +63,7 @@ pub struct Port {
     pub ecn_threshold: u64,
     /// Packets serialized onto the link and not yet at the far end, with
     /// their arrival times (in order: a link does not reorder).
-    pub wire: VecDeque<(Time, Packet)>,
+    pub wire: VecDeque<OnWire>,
     /// FIFO fast path: the departure order of a FIFO is fixed when a packet
     /// is admitted, so its departure time is known then and it goes straight
     /// onto `wire`; no "serializer free" event is needed. The packets of
@@ -95,8 +105,8 @@ impl Port {
 
     /// When the packet of a wire entry started serializing.
     #[inline]
-    fn start_of(&self, arrival: Time, pkt: &Packet) -> Time {
-        arrival - self.arrival_extra_ps - self.delay_ps - self.serialization(pkt.size as u64)
+    fn start_of(&self, w: &OnWire) -> Time {
+        w.arrival - self.arrival_extra_ps - self.delay_ps - self.serialization(w.size as u64)
     }
 
     /// FIFO fast path: release the buffer space of packets that have
@@ -104,11 +114,10 @@ impl Port {
     #[inline]
     pub fn settle(&mut self, now: Time) {
         while self.next_start <= now {
-            let (_, pkt) = self.wire[self.started];
-            self.bytes -= pkt.size as u64;
+            self.bytes -= self.wire[self.started].size as u64;
             self.started += 1;
             self.next_start = match self.wire.get(self.started) {
-                Some((arrival, pkt)) => self.start_of(*arrival, pkt),
+                Some(w) => self.start_of(w),
                 None => Time::MAX,
             };
         }
@@ -118,8 +127,8 @@ impl Port {
     /// `buffered`: it waits in the buffer until `start` (fast path) rather
     /// than starting now.
     #[inline]
-    pub fn push_wire(&mut self, arrival: Time, pkt: Packet, buffered: bool, start: Time) {
-        self.wire.push_back((arrival, pkt));
+    pub fn push_wire(&mut self, w: OnWire, buffered: bool, start: Time) {
+        self.wire.push_back(w);
         if !buffered {
             self.started = self.wire.len();
         } else if self.started == self.wire.len() - 1 {
@@ -129,7 +138,7 @@ impl Port {
 
     /// Take the packet at the head of the link (it has arrived).
     #[inline]
-    pub fn pop_wire(&mut self, now: Time) -> Option<(Time, Packet)> {
+    pub fn pop_wire(&mut self, now: Time) -> Option<OnWire> {
         if self.departures_at_arrival {
             self.settle(now);
         }
@@ -180,26 +189,24 @@ impl Port {
     }
 
     /// Offer a packet to the buffer. On success it is queued (and maybe
-    /// marked); on failure the caller owns the dropped packet.
+    /// marked); on failure the caller drops it.
     #[inline]
-    pub fn enqueue(&mut self, mut pkt: Packet) -> Result<(), (Drop, Packet)> {
-        if let Err(d) = self.admit(&mut pkt) {
-            return Err((d, pkt));
-        }
+    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet) -> Result<(), Drop> {
+        self.admit(pkt)?;
         match &mut self.queue {
-            Queue::Fifo(q) => q.push_back(pkt),
+            Queue::Fifo(q) => q.push_back((id, pkt.size)),
         }
         Ok(())
     }
 
-    /// Take the next packet to serialize.
+    /// Take the next packet to serialize: its handle and size.
     #[inline]
-    pub fn dequeue(&mut self) -> Option<Packet> {
-        let pkt = match &mut self.queue {
+    pub fn dequeue(&mut self) -> Option<(PacketId, u16)> {
+        let (id, size) = match &mut self.queue {
             Queue::Fifo(q) => q.pop_front(),
         }?;
-        self.bytes -= pkt.size as u64;
-        Some(pkt)
+        self.bytes -= size as u64;
+        Some((id, size))
     }
 
     /// `(queued packets, queued bytes, in-flight packets, in-flight bytes)`
@@ -207,16 +214,12 @@ impl Port {
     pub fn occupancy(&self, now: Time) -> (u64, u64, u64, u64) {
         let sum = |it: &mut dyn Iterator<Item = u64>| it.fold((0, 0), |(n, b), x| (n + 1, b + x));
         let (qp, qb) = match &self.queue {
-            Queue::Fifo(q) => sum(&mut q.iter().map(|p| p.size as u64)),
+            Queue::Fifo(q) => sum(&mut q.iter().map(|e| e.1 as u64)),
         };
         // Fast-path packets that have not started are on `wire` already.
-        let (bp, bb) = sum(&mut self
-            .wire
-            .iter()
-            .skip(self.started)
-            .filter(|(a, p)| self.start_of(*a, p) > now)
-            .map(|(_, p)| p.size as u64));
-        let (wp, wb) = sum(&mut self.wire.iter().map(|e| e.1.size as u64));
+        let (bp, bb) =
+            sum(&mut self.wire.iter().skip(self.started).filter(|w| self.start_of(w) > now).map(|w| w.size as u64));
+        let (wp, wb) = sum(&mut self.wire.iter().map(|w| w.size as u64));
         (qp + bp, qb + bb, wp - bp, wb - bb)
     }
 }
@@ -256,24 +259,24 @@ mod tests {
     #[test]
     fn drop_tail_at_the_byte_limit() {
         let mut p = Port::new(10, 0, 1, 3000, None);
-        assert!(p.enqueue(pkt(1500, false)).is_ok());
-        assert!(p.enqueue(pkt(1500, false)).is_ok());
-        assert!(p.enqueue(pkt(40, false)).is_err());
+        assert!(p.enqueue(0, &mut pkt(1500, false)).is_ok());
+        assert!(p.enqueue(1, &mut pkt(1500, false)).is_ok());
+        assert!(p.enqueue(2, &mut pkt(40, false)).is_err());
         assert_eq!(p.stats.drops, 1);
         assert_eq!(p.bytes, 3000);
-        assert_eq!(p.dequeue().unwrap().size, 1500);
+        assert_eq!(p.dequeue(), Some((0, 1500)));
         assert_eq!(p.bytes, 1500);
     }
 
     #[test]
     fn marks_ect_packets_above_threshold_only() {
         let mut p = Port::new(10, 0, 1, 100_000, Some(3000));
-        for _ in 0..2 {
-            p.enqueue(pkt(1500, true)).unwrap();
+        let mut pkts = [pkt(1500, true), pkt(1500, true), pkt(1500, false), pkt(1500, true)];
+        for (i, x) in pkts.iter_mut().enumerate() {
+            // the third is not ECT: never marked; the fourth sees 4500 B queued
+            p.enqueue(i as u32, x).unwrap();
         }
-        p.enqueue(pkt(1500, false)).unwrap(); // not ECT: never marked
-        p.enqueue(pkt(1500, true)).unwrap(); // 4500 queued: marked
-        let marked: Vec<bool> = std::iter::from_fn(|| p.dequeue()).map(|x| x.has(flags::CE)).collect();
+        let marked: Vec<bool> = pkts.iter().map(|x| x.has(flags::CE)).collect();
         assert_eq!(marked, vec![false, false, false, true]);
         assert_eq!(p.stats.marks, 1);
     }

@@ -5,8 +5,8 @@
 use crate::config::Config;
 use crate::event::{Calendar, Event};
 use crate::metrics::{Conservation, Counters, FlowRecord, PortReport};
-use crate::packet::{flags, Kind, Packet};
-use crate::port::Port;
+use crate::packet::{flags, Kind, Packet, PacketId, Pool};
+use crate::port::{OnWire, Port};
 use crate::routing::Routes;
 use crate::tcp::{AckInfo, TcpReceiver, TcpSender};
 use crate::time::{serialization, Time};
@@ -81,6 +81,7 @@ pub struct Simulation {
     net: Network,
     routes: Routes,
     ports: Vec<Port>,
+    pool: Pool,
     cal: Calendar,
     now: Time,
     gen: FlowGen,
@@ -133,6 +134,7 @@ impl Simulation {
             net,
             routes,
             ports,
+            pool: Pool::default(),
             cal,
             now: 0,
             gen,
@@ -214,85 +216,91 @@ impl Simulation {
 
     // ---- packets through ports -------------------------------------------
 
-    fn on_arrive(&mut self, node: u32, pkt: Packet) {
+    fn on_arrive(&mut self, node: u32, id: PacketId) {
         if self.net.is_host(node) {
+            let pkt = self.pool.release(id);
             self.on_host_receive(node, pkt);
         } else {
+            let pkt = self.pool.get(id);
             let port = self.routes.next_port(node, pkt.dst as u32, pkt.flow);
-            self.offer(port, pkt);
+            self.offer(port, id);
         }
     }
 
     /// A packet reaches an output port: send it now if the port is idle,
     /// else buffer it (or drop it) and make sure it will be sent.
     #[inline]
-    fn offer(&mut self, port: u32, mut pkt: Packet) {
+    fn offer(&mut self, port: u32, id: PacketId) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        let pkt = self.pool.get_mut(id);
         if p.departures_at_arrival {
             // FIFO: the packet leaves when the packets ahead of it are done.
             p.settle(now);
             let start = p.busy_until.max(now);
             let buffered = start > now;
-            if buffered && p.admit(&mut pkt).is_err() {
-                self.count_drop(&pkt);
+            if buffered && p.admit(pkt).is_err() {
+                self.drop_packet(id);
                 return;
             }
-            self.transmit_at(port, pkt, start, buffered);
+            let size = pkt.size;
+            self.transmit_at(port, id, size, start, buffered);
             return;
         }
         if p.busy_until <= now && p.is_empty() {
-            self.transmit_at(port, pkt, now, false);
+            let size = pkt.size;
+            self.transmit_at(port, id, size, now, false);
             return;
         }
-        match p.enqueue(pkt) {
+        match p.enqueue(id, pkt) {
             Ok(()) => {
                 if !p.wake_pending {
                     p.wake_pending = true;
                     self.cal.schedule(p.busy_until, Event::TxDone { port });
                 }
             }
-            Err((_, dropped)) => self.count_drop(&dropped),
+            Err(_) => self.drop_packet(id),
         }
     }
 
-    fn count_drop(&mut self, pkt: &Packet) {
+    fn drop_packet(&mut self, id: PacketId) {
+        let pkt = self.pool.release(id);
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += pkt.size as u64;
     }
 
-    /// Serialize `pkt` from `start` (now, or when the port frees up) and
+    /// Serialize a packet from `start` (now, or when the port frees up) and
     /// put it on the link.
     #[inline]
-    fn transmit_at(&mut self, port: u32, pkt: Packet, start: Time, buffered: bool) {
+    fn transmit_at(&mut self, port: u32, id: PacketId, size: u16, start: Time, buffered: bool) {
         let p = &mut self.ports[port as usize];
-        let ser = p.serialization(pkt.size as u64);
+        let ser = p.serialization(size as u64);
         p.busy_until = start + ser;
         p.stats.tx_pkts += 1;
-        p.stats.tx_bytes += pkt.size as u64;
+        p.stats.tx_bytes += size as u64;
         self.counters.packet_hops += 1;
-        let at = start + ser + p.delay_ps + p.arrival_extra_ps;
+        let arrival = start + ser + p.delay_ps + p.arrival_extra_ps;
         if p.wire.is_empty() {
-            self.cal.schedule(at, Event::LinkArrival { port });
+            self.cal.schedule(arrival, Event::LinkArrival { port });
         }
-        p.push_wire(at, pkt, buffered, start);
+        p.push_wire(OnWire { arrival, id, size }, buffered, start);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (_, pkt) = p.pop_wire(self.now).expect("a link arrival is scheduled only for a non-empty link");
+        let w = p.pop_wire(self.now).expect("a link arrival is scheduled only for a non-empty link");
         let node = p.peer;
-        if let Some(&(next, _)) = p.wire.front() {
-            self.cal.schedule(next, Event::LinkArrival { port });
+        if let Some(next) = p.wire.front() {
+            self.cal.schedule(next.arrival, Event::LinkArrival { port });
         }
-        self.on_arrive(node, pkt);
+        self.on_arrive(node, w.id);
     }
 
     fn on_tx_done(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         p.wake_pending = false;
-        if let Some(pkt) = p.dequeue() {
-            self.transmit_at(port, pkt, self.now, false);
+        if let Some((id, size)) = p.dequeue() {
+            self.transmit_at(port, id, size, self.now, false);
             let p = &mut self.ports[port as usize];
             if !p.is_empty() {
                 p.wake_pending = true;
@@ -306,7 +314,8 @@ impl Simulation {
         self.counters.host_tx_pkts += 1;
         self.counters.host_tx_bytes += pkt.size as u64;
         let nic = self.net.nic(host);
-        self.offer(nic, pkt);
+        let id = self.pool.alloc(pkt);
+        self.offer(nic, id);
     }
 
     // ---- transport -------------------------------------------------------
@@ -513,6 +522,10 @@ impl Simulation {
             dropped_bytes: self.ports.iter().map(|p| p.stats.drop_bytes).sum(),
             ..Default::default()
         };
+        debug_assert_eq!(
+            self.pool.live() as u64,
+            self.ports.iter().map(|p| p.len() as u64 + p.wire.len() as u64).sum::<u64>()
+        );
         for p in &self.ports {
             let (qp, qb, wp, wb) = p.occupancy(self.now);
             c.queued_pkts += qp;
