@@ -12,16 +12,26 @@ use std::collections::VecDeque;
 #[derive(Debug)]
 pub enum Queue {
     /// Drop-tail FIFO, optionally marking ECN when the queue is long.
-    Fifo(VecDeque<(PacketId, u16)>),
+    Fifo(VecDeque<Hop>),
 }
 
-/// A packet on a link: its handle, wire size and arrival time at the far
-/// end. 16 bytes, so a link's FIFO stays dense in cache.
+/// What a switch needs of a packet to forward it: its handle, wire size and
+/// destination. Queues and links carry this, so a switch hop never reads
+/// the packet itself (which has usually waited in a buffer and is out of
+/// cache) unless it hashes flows (ECMP) or marks ECN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    pub id: PacketId,
+    pub size: u16,
+    pub dst: u16,
+}
+
+/// A packet on a link and when it reaches the far end: 16 bytes, so a
+/// link's FIFO stays dense in cache.
 #[derive(Clone, Copy, Debug)]
 pub struct OnWire {
     pub arrival: Time,
-    pub id: PacketId,
-    pub size: u16,
+    pub hop: Hop,
 }
 
 /// Why a packet was not admitted.
@@ -106,7 +116,7 @@ impl Port {
     /// When the packet of a wire entry started serializing.
     #[inline]
     fn start_of(&self, w: &OnWire) -> Time {
-        w.arrival - self.arrival_extra_ps - self.delay_ps - self.serialization(w.size as u64)
+        w.arrival - self.arrival_extra_ps - self.delay_ps - self.serialization(w.hop.size as u64)
     }
 
     /// FIFO fast path: release the buffer space of packets that have
@@ -114,7 +124,7 @@ impl Port {
     #[inline]
     pub fn settle(&mut self, now: Time) {
         while self.next_start <= now {
-            self.bytes -= self.wire[self.started].size as u64;
+            self.bytes -= self.wire[self.started].hop.size as u64;
             self.started += 1;
             self.next_start = match self.wire.get(self.started) {
                 Some(w) => self.start_of(w),
@@ -168,45 +178,52 @@ impl Port {
         }
     }
 
-    /// Buffer admission: drop-tail at the byte limit, and ECN marking on
-    /// the instantaneous queue at arrival (DCTCP §3.1: mark when the queue
-    /// exceeds K on arrival). On success the bytes are accounted for.
+    /// Buffer admission: drop-tail at the byte limit. On success the bytes
+    /// are accounted for, and the result says whether the queue is at the
+    /// ECN threshold, in which case the caller marks the packet with
+    /// `mark` (DCTCP §3.1: mark when the queue exceeds K on arrival).
     #[inline]
-    pub fn admit(&mut self, pkt: &mut Packet) -> Result<(), Drop> {
-        let size = pkt.size as u64;
+    pub fn admit(&mut self, size: u16) -> Result<bool, Drop> {
+        let size = size as u64;
         if self.bytes + size > self.limit_bytes {
             self.stats.drops += 1;
             self.stats.drop_bytes += size;
             return Err(Drop::Overflow);
         }
-        if self.bytes >= self.ecn_threshold && pkt.has(flags::ECT) {
+        let mark = self.bytes >= self.ecn_threshold;
+        self.bytes += size;
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        Ok(mark)
+    }
+
+    /// Set CE on an ECN-capable packet admitted above the threshold.
+    #[inline]
+    pub fn mark(&mut self, pkt: &mut Packet) {
+        if pkt.has(flags::ECT) {
             pkt.flags |= flags::CE;
             self.stats.marks += 1;
         }
-        self.bytes += size;
-        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
-        Ok(())
     }
 
-    /// Offer a packet to the buffer. On success it is queued (and maybe
-    /// marked); on failure the caller drops it.
+    /// Offer a packet to the buffer (general path). On success it is
+    /// queued; the result says whether to mark it, as for `admit`.
     #[inline]
-    pub fn enqueue(&mut self, id: PacketId, pkt: &mut Packet) -> Result<(), Drop> {
-        self.admit(pkt)?;
+    pub fn enqueue(&mut self, hop: Hop) -> Result<bool, Drop> {
+        let mark = self.admit(hop.size)?;
         match &mut self.queue {
-            Queue::Fifo(q) => q.push_back((id, pkt.size)),
+            Queue::Fifo(q) => q.push_back(hop),
         }
-        Ok(())
+        Ok(mark)
     }
 
-    /// Take the next packet to serialize: its handle and size.
+    /// Take the next packet to serialize.
     #[inline]
-    pub fn dequeue(&mut self) -> Option<(PacketId, u16)> {
-        let (id, size) = match &mut self.queue {
+    pub fn dequeue(&mut self) -> Option<Hop> {
+        let hop = match &mut self.queue {
             Queue::Fifo(q) => q.pop_front(),
         }?;
-        self.bytes -= size as u64;
-        Some((id, size))
+        self.bytes -= hop.size as u64;
+        Some(hop)
     }
 
     /// `(queued packets, queued bytes, in-flight packets, in-flight bytes)`
@@ -214,12 +231,12 @@ impl Port {
     pub fn occupancy(&self, now: Time) -> (u64, u64, u64, u64) {
         let sum = |it: &mut dyn Iterator<Item = u64>| it.fold((0, 0), |(n, b), x| (n + 1, b + x));
         let (qp, qb) = match &self.queue {
-            Queue::Fifo(q) => sum(&mut q.iter().map(|e| e.1 as u64)),
+            Queue::Fifo(q) => sum(&mut q.iter().map(|h| h.size as u64)),
         };
         // Fast-path packets that have not started are on `wire` already.
         let (bp, bb) =
-            sum(&mut self.wire.iter().skip(self.started).filter(|w| self.start_of(w) > now).map(|w| w.size as u64));
-        let (wp, wb) = sum(&mut self.wire.iter().map(|w| w.size as u64));
+            sum(&mut self.wire.iter().skip(self.started).filter(|w| self.start_of(w) > now).map(|w| w.hop.size as u64));
+        let (wp, wb) = sum(&mut self.wire.iter().map(|w| w.hop.size as u64));
         (qp + bp, qb + bb, wp - bp, wb - bb)
     }
 }
@@ -259,12 +276,13 @@ mod tests {
     #[test]
     fn drop_tail_at_the_byte_limit() {
         let mut p = Port::new(10, 0, 1, 3000, None);
-        assert!(p.enqueue(0, &mut pkt(1500, false)).is_ok());
-        assert!(p.enqueue(1, &mut pkt(1500, false)).is_ok());
-        assert!(p.enqueue(2, &mut pkt(40, false)).is_err());
+        let hop = |id, size| Hop { id, size, dst: 1 };
+        assert_eq!(p.enqueue(hop(0, 1500)), Ok(false));
+        assert_eq!(p.enqueue(hop(1, 1500)), Ok(false));
+        assert_eq!(p.enqueue(hop(2, 40)), Err(Drop::Overflow));
         assert_eq!(p.stats.drops, 1);
         assert_eq!(p.bytes, 3000);
-        assert_eq!(p.dequeue(), Some((0, 1500)));
+        assert_eq!(p.dequeue(), Some(hop(0, 1500)));
         assert_eq!(p.bytes, 1500);
     }
 
@@ -274,7 +292,9 @@ mod tests {
         let mut pkts = [pkt(1500, true), pkt(1500, true), pkt(1500, false), pkt(1500, true)];
         for (i, x) in pkts.iter_mut().enumerate() {
             // the third is not ECT: never marked; the fourth sees 4500 B queued
-            p.enqueue(i as u32, x).unwrap();
+            if p.enqueue(Hop { id: i as u32, size: x.size, dst: 1 }).unwrap() {
+                p.mark(x);
+            }
         }
         let marked: Vec<bool> = pkts.iter().map(|x| x.has(flags::CE)).collect();
         assert_eq!(marked, vec![false, false, false, true]);

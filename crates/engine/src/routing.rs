@@ -73,6 +73,12 @@ impl Routes {
         &self.ports[off as usize..off as usize + len as usize]
     }
 
+    /// Whether `next_port` uses the flow (ECMP) or not (spraying).
+    #[inline]
+    pub fn hashes_flows(&self) -> bool {
+        self.lb == LoadBalancing::Ecmp
+    }
+
     /// The output port a packet of `flow` takes at `node` towards `dst`.
     #[inline]
     pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {

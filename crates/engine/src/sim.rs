@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::event::{Calendar, Event};
 use crate::metrics::{Conservation, Counters, FlowRecord, PortReport};
 use crate::packet::{flags, Kind, Packet, PacketId, Pool};
-use crate::port::{OnWire, Port};
+use crate::port::{Hop, OnWire, Port};
 use crate::routing::Routes;
 use crate::tcp::{AckInfo, TcpReceiver, TcpSender};
 use crate::time::{serialization, Time};
@@ -216,50 +216,50 @@ impl Simulation {
 
     // ---- packets through ports -------------------------------------------
 
-    fn on_arrive(&mut self, node: u32, id: PacketId) {
+    fn on_arrive(&mut self, node: u32, hop: Hop) {
         if self.net.is_host(node) {
-            let pkt = self.pool.release(id);
+            let pkt = self.pool.release(hop.id);
             self.on_host_receive(node, pkt);
         } else {
-            let pkt = self.pool.get(id);
-            let port = self.routes.next_port(node, pkt.dst as u32, pkt.flow);
-            self.offer(port, id);
+            let flow = if self.routes.hashes_flows() { self.pool.get(hop.id).flow } else { 0 };
+            let port = self.routes.next_port(node, hop.dst as u32, flow);
+            self.offer(port, hop);
         }
     }
 
     /// A packet reaches an output port: send it now if the port is idle,
     /// else buffer it (or drop it) and make sure it will be sent.
     #[inline]
-    fn offer(&mut self, port: u32, id: PacketId) {
+    fn offer(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let pkt = self.pool.get_mut(id);
         if p.departures_at_arrival {
             // FIFO: the packet leaves when the packets ahead of it are done.
             p.settle(now);
             let start = p.busy_until.max(now);
             let buffered = start > now;
-            if buffered && p.admit(pkt).is_err() {
-                self.drop_packet(id);
-                return;
+            if buffered {
+                match p.admit(hop.size) {
+                    Err(_) => return self.drop_packet(hop.id),
+                    Ok(true) => p.mark(self.pool.get_mut(hop.id)),
+                    Ok(false) => {}
+                }
             }
-            let size = pkt.size;
-            self.transmit_at(port, id, size, start, buffered);
+            self.transmit_at(port, hop, start, buffered);
             return;
         }
         if p.busy_until <= now && p.is_empty() {
-            let size = pkt.size;
-            self.transmit_at(port, id, size, now, false);
+            self.transmit_at(port, hop, now, false);
             return;
         }
-        match p.enqueue(id, pkt) {
-            Ok(()) => {
-                if !p.wake_pending {
-                    p.wake_pending = true;
-                    self.cal.schedule(p.busy_until, Event::TxDone { port });
-                }
-            }
-            Err(_) => self.drop_packet(id),
+        match p.enqueue(hop) {
+            Err(_) => return self.drop_packet(hop.id),
+            Ok(true) => p.mark(self.pool.get_mut(hop.id)),
+            Ok(false) => {}
+        }
+        if !p.wake_pending {
+            p.wake_pending = true;
+            self.cal.schedule(p.busy_until, Event::TxDone { port });
         }
     }
 
@@ -272,18 +272,18 @@ impl Simulation {
     /// Serialize a packet from `start` (now, or when the port frees up) and
     /// put it on the link.
     #[inline]
-    fn transmit_at(&mut self, port: u32, id: PacketId, size: u16, start: Time, buffered: bool) {
+    fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
         let p = &mut self.ports[port as usize];
-        let ser = p.serialization(size as u64);
+        let ser = p.serialization(hop.size as u64);
         p.busy_until = start + ser;
         p.stats.tx_pkts += 1;
-        p.stats.tx_bytes += size as u64;
+        p.stats.tx_bytes += hop.size as u64;
         self.counters.packet_hops += 1;
         let arrival = start + ser + p.delay_ps + p.arrival_extra_ps;
         if p.wire.is_empty() {
             self.cal.schedule(arrival, Event::LinkArrival { port });
         }
-        p.push_wire(OnWire { arrival, id, size }, buffered, start);
+        p.push_wire(OnWire { arrival, hop }, buffered, start);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
@@ -293,14 +293,14 @@ impl Simulation {
         if let Some(next) = p.wire.front() {
             self.cal.schedule(next.arrival, Event::LinkArrival { port });
         }
-        self.on_arrive(node, w.id);
+        self.on_arrive(node, w.hop);
     }
 
     fn on_tx_done(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         p.wake_pending = false;
-        if let Some((id, size)) = p.dequeue() {
-            self.transmit_at(port, id, size, self.now, false);
+        if let Some(hop) = p.dequeue() {
+            self.transmit_at(port, hop, self.now, false);
             let p = &mut self.ports[port as usize];
             if !p.is_empty() {
                 p.wake_pending = true;
@@ -314,8 +314,8 @@ impl Simulation {
         self.counters.host_tx_pkts += 1;
         self.counters.host_tx_bytes += pkt.size as u64;
         let nic = self.net.nic(host);
-        let id = self.pool.alloc(pkt);
-        self.offer(nic, id);
+        let hop = Hop { id: self.pool.alloc(pkt), size: pkt.size, dst: pkt.dst };
+        self.offer(nic, hop);
     }
 
     // ---- transport -------------------------------------------------------
