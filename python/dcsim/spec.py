@@ -117,7 +117,7 @@ class FatTreeTopology(Model):
     """k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k^3/4 hosts."""
 
     kind: Literal["fat_tree"] = "fat_tree"
-    k: int = Field(8, ge=2, le=64)
+    k: int = Field(8, ge=2, le=40)
     host_rate_gbps: float = Field(10.0, gt=0)
     fabric_rate_gbps: float = Field(10.0, gt=0)
     host_link_delay_us: float = Field(2.7, ge=0)

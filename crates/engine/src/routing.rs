@@ -4,13 +4,19 @@
 
 use crate::config::LoadBalancing;
 use crate::topology::Network;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 pub struct Routes {
     hosts: usize,
-    /// `groups[node * hosts + dst]` = (offset, len) into `ports`.
-    groups: Vec<(u32, u16)>,
+    /// `groups[(switch - hosts) * hosts + dst]`: index into `sets`. Hosts
+    /// have one route, their NIC, and are not stored.
+    groups: Vec<u32>,
+    /// Distinct next-hop sets, as (offset, len) into `ports`: the same set
+    /// serves many destinations (e.g. every remote host, seen from a leaf),
+    /// so the table stays small on large fabrics.
+    sets: Vec<(u32, u16)>,
     ports: Vec<u32>,
+    nics: Vec<u32>,
     lb: LoadBalancing,
     /// One spraying RNG state per node (SplitMix64 stream).
     spray_state: Vec<u64>,
@@ -21,8 +27,11 @@ impl Routes {
     pub fn build(net: &Network, lb: LoadBalancing, seed: u64) -> Routes {
         let n = net.nodes.len();
         let hosts = net.hosts as usize;
-        let mut groups = vec![(0u32, 0u16); n * hosts];
+        let mut groups = vec![0u32; (n - hosts) * hosts];
+        let mut sets: Vec<(u32, u16)> = vec![(0, 0)];
+        let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut ports = Vec::new();
+        let mut set = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let mut queue = VecDeque::new();
         for dst in 0..hosts {
@@ -43,24 +52,31 @@ impl Routes {
                     }
                 }
             }
-            for u in 0..n {
-                if u == dst || dist[u] == u32::MAX {
+            for u in hosts..n {
+                if dist[u] == u32::MAX {
                     continue;
                 }
-                let off = ports.len() as u32;
+                set.clear();
                 for &p in &net.nodes[u].ports {
                     let v = net.links[p as usize].peer as usize;
                     if dist[v] + 1 == dist[u] && (v == dst || !net.is_host(v as u32)) {
-                        ports.push(p);
+                        set.push(p);
                     }
                 }
-                groups[u * hosts + dst] = (off, (ports.len() as u32 - off) as u16);
+                let idx = *interned.entry(set.clone()).or_insert_with(|| {
+                    sets.push((ports.len() as u32, set.len() as u16));
+                    ports.extend_from_slice(&set);
+                    (sets.len() - 1) as u32
+                });
+                groups[(u - hosts) * hosts + dst] = idx;
             }
         }
         Routes {
             hosts,
             groups,
+            sets,
             ports,
+            nics: (0..net.hosts).map(|h| net.nic(h)).collect(),
             lb,
             spray_state: (0..n as u64).map(|i| splitmix(seed ^ 0x5eed_5a7a ^ i)).collect(),
             salt: splitmix(seed ^ 0xec3f),
@@ -69,7 +85,10 @@ impl Routes {
 
     /// All shortest-path output ports of `node` towards host `dst`.
     pub fn group(&self, node: u32, dst: u32) -> &[u32] {
-        let (off, len) = self.groups[node as usize * self.hosts + dst as usize];
+        if (node as usize) < self.hosts {
+            return std::slice::from_ref(&self.nics[node as usize]);
+        }
+        let (off, len) = self.sets[self.groups[(node as usize - self.hosts) * self.hosts + dst as usize] as usize];
         &self.ports[off as usize..off as usize + len as usize]
     }
 
@@ -82,7 +101,8 @@ impl Routes {
     /// The output port a packet of `flow` takes at `node` towards `dst`.
     #[inline]
     pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
-        let (off, len) = self.groups[node as usize * self.hosts + dst as usize];
+        debug_assert!(node as usize >= self.hosts, "hosts send through their NIC, not a route");
+        let (off, len) = self.sets[self.groups[(node as usize - self.hosts) * self.hosts + dst as usize] as usize];
         debug_assert!(len > 0, "no route from node {node} to host {dst}");
         if len == 1 {
             return self.ports[off as usize];
@@ -145,6 +165,15 @@ mod tests {
             seen.insert(s.next_port(6, 5, 42));
         }
         assert_eq!(seen.len(), 4);
+    }
+
+    #[test]
+    fn next_hop_sets_are_shared() {
+        // A k=8 fat-tree has 80 switches x 128 hosts routes but only a
+        // handful of distinct next-hop sets per switch.
+        let net = fixtures::fat_tree(8);
+        let r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        assert!(r.sets.len() < 80 * 8, "{} sets", r.sets.len());
     }
 
     #[test]
