@@ -90,14 +90,15 @@ impl Ord for Far {
     }
 }
 
-/// Width of one wheel slot: 2^13 ps = 8.2 ns.
-const SLOT_BITS: u32 = 13;
-/// Number of wheel slots: 2^12, so the wheel spans 34 us, more than any
-/// serialization plus propagation delay of the fabrics we model. 64 x 64
-/// bits: a two-level bitmap finds the next occupied slot.
-const WHEEL_BITS: u32 = 12;
-const WHEEL: u64 = 1 << WHEEL_BITS;
-const MASK: u64 = WHEEL - 1;
+/// Width of one wheel slot: 2^14 ps = 16.4 ns.
+const SLOT_BITS: u32 = 14;
+/// The wheel has 2^6 .. 2^12 slots (a two-level bitmap of up to 64 x 64
+/// bits finds the next occupied one), sized to the simulation's horizon:
+/// every packet event lands within one link's serialization, propagation
+/// and host delay. A small wheel stays in cache; events beyond it (timers)
+/// go to the heap.
+const MIN_WHEEL_BITS: u32 = 6;
+const MAX_WHEEL_BITS: u32 = 12;
 
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served.
@@ -106,9 +107,11 @@ pub struct Calendar {
     /// one is at `head`.
     current: Vec<Near>,
     head: usize,
-    /// Events of slots cursor+1 .. cursor+WHEEL-1 in insertion order, by
-    /// slot mod WHEEL.
+    /// Events of slots cursor+1 .. cursor+wheel_size-1 in insertion order,
+    /// by slot mod wheel_size.
     wheel: Vec<Vec<Near>>,
+    wheel_size: u64,
+    mask: u64,
     /// One bit per wheel slot (non-empty), and one bit per word of those.
     occupied: Vec<u64>,
     summary: u64,
@@ -120,17 +123,7 @@ pub struct Calendar {
 
 impl Default for Calendar {
     fn default() -> Self {
-        Calendar {
-            cursor: 0,
-            current: Vec::new(),
-            head: 0,
-            wheel: (0..WHEEL).map(|_| Vec::with_capacity(8)).collect(),
-            occupied: vec![0; (WHEEL / 64) as usize],
-            summary: 0,
-            far: BinaryHeap::new(),
-            seq: 0,
-            len: 0,
-        }
+        Calendar::with_horizon(1 << (SLOT_BITS + MAX_WHEEL_BITS - 1))
     }
 }
 
@@ -139,14 +132,35 @@ impl Calendar {
         Self::default()
     }
 
+    /// A calendar whose wheel covers at least `horizon` picoseconds ahead
+    /// (within the allowed sizes).
+    pub fn with_horizon(horizon: Time) -> Self {
+        let slots = (horizon >> SLOT_BITS).max(1) * 2;
+        let bits = (64 - (slots - 1).leading_zeros()).clamp(MIN_WHEEL_BITS, MAX_WHEEL_BITS);
+        let size = 1u64 << bits;
+        Calendar {
+            cursor: 0,
+            current: Vec::new(),
+            head: 0,
+            wheel: (0..size).map(|_| Vec::with_capacity(8)).collect(),
+            wheel_size: size,
+            mask: size - 1,
+            occupied: vec![0; (size / 64) as usize],
+            summary: 0,
+            far: BinaryHeap::new(),
+            seq: 0,
+            len: 0,
+        }
+    }
+
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.len += 1;
         let slot = time >> SLOT_BITS;
         let delta = slot.wrapping_sub(self.cursor);
-        if delta.wrapping_sub(1) < WHEEL - 1 {
-            // 1 <= delta < WHEEL: the common case
-            let i = (slot & MASK) as usize;
+        if delta.wrapping_sub(1) < self.wheel_size - 1 {
+            // 1 <= delta < wheel_size: the common case
+            let i = (slot & self.mask) as usize;
             self.wheel[i].push(Near { time, rank: event.rank(), event });
             self.occupied[i >> 6] |= 1 << (i & 63);
             self.summary |= 1 << (i >> 6);
@@ -194,7 +208,7 @@ impl Calendar {
             self.current.push(Near { time: e.time, rank: e.event.rank(), event: e.event });
         }
         if wheel_next == Some(next) {
-            let i = (next & MASK) as usize;
+            let i = (next & self.mask) as usize;
             self.occupied[i >> 6] &= !(1 << (i & 63));
             if self.occupied[i >> 6] == 0 {
                 self.summary &= !(1 << (i >> 6));
@@ -215,7 +229,7 @@ impl Calendar {
         if self.summary == 0 {
             return None;
         }
-        let start = ((self.cursor + 1) & MASK) as usize;
+        let start = ((self.cursor + 1) & self.mask) as usize;
         let (w0, b0) = (start >> 6, start & 63);
         let find_from = |w: usize, b: usize| -> Option<usize> {
             let bits = self.occupied[w] & (!0u64 << b);
@@ -228,8 +242,8 @@ impl Calendar {
                 (later != 0).then(|| find_from(later.trailing_zeros() as usize, 0)).flatten()
             })
             .or_else(|| find_from(self.summary.trailing_zeros() as usize, 0))?;
-        let dist = (found as u64).wrapping_sub(self.cursor) & MASK;
-        Some(self.cursor + if dist == 0 { WHEEL } else { dist })
+        let dist = (found as u64).wrapping_sub(self.cursor) & self.mask;
+        Some(self.cursor + if dist == 0 { self.wheel_size } else { dist })
     }
 
     /// The next event, if it is not later than `limit`.
@@ -288,9 +302,14 @@ mod tests {
 
     #[test]
     fn matches_a_plain_heap_on_random_schedules() {
+        for horizon in [1, 1_000_000, 20_000_000, 1 << 40] {
+            random_schedule_against_heap(Calendar::with_horizon(horizon));
+        }
+    }
+
+    fn random_schedule_against_heap(mut c: Calendar) {
         // Near, far and same-slot events, scheduled while popping: the
         // calendar must give the exact (time, seq) order of one big heap.
-        let mut c = Calendar::new();
         let mut reference: BinaryHeap<Far> = BinaryHeap::new();
         let mut seq = 0u64;
         let mut x = 12345u64;

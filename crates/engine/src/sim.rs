@@ -104,7 +104,7 @@ impl Simulation {
             return Err(format!("at most 65535 hosts are supported, got {}", net.hosts));
         }
         let routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
-        let ports = net
+        let ports: Vec<Port> = net
             .links
             .iter()
             .map(|l| {
@@ -124,7 +124,11 @@ impl Simulation {
             })
             .collect();
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
-        let mut cal = Calendar::new();
+        // The calendar's wheel spans the longest hop (a full packet's
+        // serialization, propagation and host delay): where packet events land.
+        let mtu = (cfg.transport.mss_bytes + cfg.transport.header_bytes) as u64;
+        let hop = ports.iter().map(|p| p.serialization(mtu) + p.delay_ps + p.arrival_extra_ps).max();
+        let mut cal = Calendar::with_horizon(hop.unwrap_or(0));
         let next_flow = gen.next_flow();
         if let Some(f) = next_flow {
             cal.schedule(f.start, Event::FlowArrival);
