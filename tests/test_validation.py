@@ -139,6 +139,32 @@ def test_single_packet_flows_see_md1_waiting_time(tmp_path, rho):
     assert wait == pytest.approx(expect, rel=0.06, abs=0.02 * service), (wait, expect)
 
 
+@pytest.mark.parametrize("rho", [0.5, 0.8])
+def test_variable_single_packet_flows_see_mg1_waiting_time(tmp_path, rho):
+    # One-packet flows of uniformly distributed size (100..1460 B payload):
+    # the destination link is an M/G/1 FIFO queue, and Pollaczek-Khinchine
+    # gives W = lambda E[S^2] / (2 (1 - rho)).
+    cdf = tmp_path / "uniform.txt"
+    cdf.write_text("100 0\n1460 1\n")
+    spec = Spec.model_validate(
+        {
+            "topology": {"kind": "star", "hosts": 65},
+            "scheme": {"name": "tcp", "queue_bytes": 10_000_000},
+            "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": 60_000},
+            "seed": 4,
+        }
+    )
+    df = run_checked(spec)
+    wait = (df.fct_s - df.ideal_fct_s).mean()
+    # service time of a packet of payload x: (x + 40) * 8 / 10e9, x ~ U[100, 1460]
+    lo, hi = (100 + 40) * 8 / 10e9, (1460 + 40) * 8 / 10e9
+    es = (lo + hi) / 2
+    es2 = (lo * lo + lo * hi + hi * hi) / 3
+    lam = rho / es
+    expect = lam * es2 / (2 * (1 - rho))
+    assert wait == pytest.approx(expect, rel=0.06, abs=0.02 * es), (wait, expect)
+
+
 @pytest.mark.parametrize("cdf,load,flows", [("web_search", 0.6, 300_000), ("web_search", 0.2, 300_000)])
 def test_offered_load_matches_target(cdf, load, flows):
     spec = Spec.model_validate({"workload": {"cdf": cdf, "load": load, "flows": flows}, "seed": 11})
