@@ -117,51 +117,43 @@ def test_drop_tail_keeps_the_bottleneck_busy(write_trace, n):
     assert df.attrs["summary"]["counters"]["dropped_pkts"] > 0
 
 
-@pytest.mark.parametrize("rho", [0.3, 0.6, 0.8])
-def test_single_packet_flows_see_md1_waiting_time(tmp_path, rho):
-    # One-packet flows, Poisson arrivals, all to one host: the destination's
-    # access link is an M/D/1 queue. Pollaczek-Khinchine: W = rho S / (2(1 - rho)).
-    cdf = tmp_path / "one_packet.txt"
-    cdf.write_text("1460 0\n1460 1\n")
+def single_packet_wait(tmp_path, cdf_rows, rho, seed):
+    """Mean queueing delay of one-packet flows with Poisson arrivals, all to
+    host 0 of a 65-host star: the destination's access link is a single
+    FIFO server. (The senders' NICs each carry rho/64 and add a little
+    queueing of their own.)"""
+    cdf = tmp_path / "sizes.txt"
+    cdf.write_text(cdf_rows)
     spec = Spec.model_validate(
         {
             "topology": {"kind": "star", "hosts": 65},
             "scheme": {"name": "tcp", "queue_bytes": 10_000_000},
             "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": 60_000},
-            "seed": 3,
+            "seed": seed,
         }
     )
     df = run_checked(spec)
-    wait = (df.fct_s - df.ideal_fct_s).mean()
+    return (df.fct_s - df.ideal_fct_s).mean()
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.6, 0.8])
+def test_single_packet_flows_see_md1_waiting_time(tmp_path, rho):
+    # Equal sizes: M/D/1, Pollaczek-Khinchine W = rho S / (2 (1 - rho)).
+    wait = single_packet_wait(tmp_path, "1460 0\n1460 1\n", rho, seed=3)
     service = 1500 * 8 / 10e9
     expect = rho * service / (2 * (1 - rho))
-    # The senders' NICs each carry rho/64 and add a little queueing of their own.
     assert wait == pytest.approx(expect, rel=0.06, abs=0.02 * service), (wait, expect)
 
 
 @pytest.mark.parametrize("rho", [0.5, 0.8])
 def test_variable_single_packet_flows_see_mg1_waiting_time(tmp_path, rho):
-    # One-packet flows of uniformly distributed size (100..1460 B payload):
-    # the destination link is an M/G/1 FIFO queue, and Pollaczek-Khinchine
-    # gives W = lambda E[S^2] / (2 (1 - rho)).
-    cdf = tmp_path / "uniform.txt"
-    cdf.write_text("100 0\n1460 1\n")
-    spec = Spec.model_validate(
-        {
-            "topology": {"kind": "star", "hosts": 65},
-            "scheme": {"name": "tcp", "queue_bytes": 10_000_000},
-            "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": 60_000},
-            "seed": 4,
-        }
-    )
-    df = run_checked(spec)
-    wait = (df.fct_s - df.ideal_fct_s).mean()
-    # service time of a packet of payload x: (x + 40) * 8 / 10e9, x ~ U[100, 1460]
+    # Sizes uniform on 100..1460 B payload: M/G/1 FIFO,
+    # Pollaczek-Khinchine W = lambda E[S^2] / (2 (1 - rho)).
+    wait = single_packet_wait(tmp_path, "100 0\n1460 1\n", rho, seed=4)
     lo, hi = (100 + 40) * 8 / 10e9, (1460 + 40) * 8 / 10e9
     es = (lo + hi) / 2
     es2 = (lo * lo + lo * hi + hi * hi) / 3
-    lam = rho / es
-    expect = lam * es2 / (2 * (1 - rho))
+    expect = (rho / es) * es2 / (2 * (1 - rho))
     assert wait == pytest.approx(expect, rel=0.06, abs=0.02 * es), (wait, expect)
 
 

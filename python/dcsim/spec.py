@@ -357,16 +357,20 @@ def apply_overrides(data: dict, overrides: dict[str, Any]) -> dict:
     return data
 
 
+def read_toml(path: Path, what: str = "spec") -> dict:
+    """A TOML file as a dict, or a SpecError naming the file."""
+    if not path.is_file():
+        raise SpecError(f"{what} file not found: {path}")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from None
+
+
 def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> Spec:
     """Read a TOML spec, apply ``--set`` style overrides, validate."""
     path = Path(path)
-    if not path.is_file():
-        raise SpecError(f"spec file not found: {path}")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from None
-    data = apply_overrides(data, overrides or {})
+    data = apply_overrides(read_toml(path), overrides or {})
     spec = spec_from_dict(data)
     # Relative CDF and trace paths are relative to the spec file.
     base = path.resolve().parent

@@ -23,14 +23,13 @@ import copy
 import hashlib
 import itertools
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 from . import __version__
 from .errors import SpecError
-from .spec import Spec, apply_overrides, spec_from_dict
+from .spec import Spec, apply_overrides, read_toml, spec_from_dict
 from .workloads import SHIPPED
 
 
@@ -117,21 +116,14 @@ def _check_fields(grid: dict[str, list]) -> None:
 
 def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> Sweep:
     path = Path(path)
-    if not path.is_file():
-        raise SpecError(f"sweep file not found: {path}")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    data = read_toml(path, "sweep")
     unknown = set(data) - {"name", "base", "spec", "grid"}
     if unknown:
         raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} (allowed: name, base, spec, grid)")
     base: dict = {}
     if "base" in data:
         base_path = (path.parent / data["base"]).resolve()
-        if not base_path.is_file():
-            raise SpecError(f"base: spec file not found: {data['base']}")
-        base = tomllib.loads(base_path.read_text())
+        base = read_toml(base_path, "base spec")
         _resolve_paths(base, base_path.parent)
     inline = data.get("spec", {})
     _resolve_paths(inline, path.parent)

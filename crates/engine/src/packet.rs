@@ -54,6 +54,25 @@ impl Packet {
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
     }
+
+    /// A data packet of `size` bytes from host 0 to host 1, for unit tests.
+    #[cfg(test)]
+    pub fn test_data(size: u16, flags: u8) -> Packet {
+        Packet {
+            flow: 0,
+            slot: 0,
+            seq: 0,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: 0,
+            ts: 0,
+            src: 0,
+            dst: 1,
+            size,
+            kind: Kind::Data,
+            flags,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -125,20 +144,7 @@ mod pool_tests {
     #[test]
     fn slots_are_reused() {
         let mut pool = Pool::default();
-        let p = Packet {
-            flow: 1,
-            slot: 0,
-            seq: 0,
-            sack_lo: 0,
-            sack_hi: 0,
-            prio: 0,
-            ts: 0,
-            src: 0,
-            dst: 1,
-            size: 100,
-            kind: Kind::Data,
-            flags: 0,
-        };
+        let p = Packet { flow: 1, ..Packet::test_data(100, 0) };
         let a = pool.alloc(p);
         let b = pool.alloc(Packet { flow: 2, ..p });
         assert_eq!(pool.get(b).flow, 2);

@@ -244,23 +244,9 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
 
     fn pkt(size: u16, ect: bool) -> Packet {
-        Packet {
-            flow: 0,
-            slot: 0,
-            seq: 0,
-            sack_lo: 0,
-            sack_hi: 0,
-            prio: 0,
-            ts: 0,
-            src: 0,
-            dst: 1,
-            size,
-            kind: Kind::Data,
-            flags: if ect { flags::ECT } else { 0 },
-        }
+        Packet::test_data(size, if ect { flags::ECT } else { 0 })
     }
 
     #[test]
