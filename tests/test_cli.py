@@ -76,6 +76,11 @@ def test_existing_output_is_kept_without_force(tmp_path):
     assert dcsim_cli("run", spec, "--out", out, "-q", "--force").returncode == 0
 
 
+def test_version():
+    r = dcsim_cli("--version")
+    assert r.returncode == 0 and r.stdout.startswith(f"dcsim {dcsim.__version__} (engine ")
+
+
 def test_list_names_everything():
     r = dcsim_cli("list")
     assert r.returncode == 0

@@ -13,6 +13,22 @@ from .errors import SpecError
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="dcsim: datacenter transport simulator")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+        from ._core import ENGINE_VERSION
+
+        print(f"dcsim {__version__} (engine {ENGINE_VERSION})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="show the version"),
+) -> None:
+    """dcsim: datacenter transport simulator."""
+
+
 def fail(msg: str) -> None:
     """Bad input: one clear line on stderr and exit status 2."""
     print(f"dcsim: error: {msg}", file=sys.stderr)
