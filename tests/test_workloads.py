@@ -67,3 +67,34 @@ def test_non_monotone_tables_are_rejected(rows):
     else:
         with pytest.raises(SpecError):
             parse_cdf(text, "h")
+
+
+def test_ns2_three_column_packet_tables_read_as_they_are(tmp_path):
+    # pFabric/PIAS ship web search as ns-2 'value weight cdf' rows in packets
+    rows = [(6, 0), (6, 0.15), (13, 0.2), (19, 0.3), (33, 0.4), (53, 0.53), (133, 0.6), (667, 0.7),
+            (1333, 0.8), (3333, 0.9), (6667, 0.97), (20000, 1)]
+    f = tmp_path / "CDF_dctcp.tcl"
+    f.write_text("".join(f"{v} 1 {p}\n" for v, p in rows))
+    mine = load_cdf(str(f), unit=1460)
+    assert mine.sizes == load_cdf("web_search").sizes
+    assert mine.probs == load_cdf("web_search").probs
+    spec = Spec.model_validate({"workload": {"cdf": str(f), "cdf_unit_bytes": 1460, "flows": 2000}, "seed": 3})
+    ours = dcsim.generated_flows(spec)
+    ref = dcsim.generated_flows(spec.with_overrides(**{"workload.cdf": "web_search", "workload.cdf_unit_bytes": 1}))
+    assert ours.equals(ref)
+
+
+def test_hpcc_flow_files_read_as_they_are(tmp_path):
+    f = tmp_path / "flow.txt"
+    f.write_text("3\n2 5 3 100 20000 2.000001\n1 0 3 100 1000 2.0\n4 6 3 100 500000 2.0005\n")
+    spec = Spec.model_validate({"topology": {"kind": "star", "hosts": 8},
+                                "workload": {"matrix": "trace", "trace": str(f), "trace_format": "hpcc"}})
+    df = dcsim.run(spec)
+    assert sorted(zip(df.src, df.dst, df.size_bytes)) == [(1, 0, 1000), (2, 5, 20000), (4, 6, 500000)]
+    assert df.start_s.min() == pytest.approx(2.0)
+    f.write_text("4\n2 5 3 100 20000 2.000001\n")
+    with pytest.raises(SpecError, match="declares 4 flows but the file has 1"):
+        dcsim.run(spec)
+    f.write_text("2 5 3 100 20000 2.000001\n")
+    with pytest.raises(SpecError, match="starts with the number of flows"):
+        dcsim.run(spec)

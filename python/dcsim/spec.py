@@ -261,12 +261,16 @@ class Workload(Model):
     leaves' aggregate uplink capacity (``"core"``, BFC), counting headers."""
 
     cdf: str = Field("web_search", description="shipped workload name or path to a 'size cdf' file")
+    cdf_unit_bytes: int = Field(1, ge=1, description="bytes per size unit of a CDF file (1460 for ns-2 packet tables)")
     size_quantum_bytes: int = Field(1, ge=1, description="round sizes up to a multiple of this")
     load: float = Field(0.6, gt=0, lt=1)
     load_basis: Literal["host", "core"] = "host"
     matrix: Literal["all_to_all", "many_to_one", "trace"] = "all_to_all"
     dst: int = Field(0, ge=0, description="destination host of many_to_one")
-    trace: Optional[str] = Field(None, description="trace file (matrix = 'trace'): time_s src dst size_bytes")
+    trace: Optional[str] = Field(None, description="trace file (matrix = 'trace')")
+    trace_format: Literal["dcsim", "hpcc"] = Field(
+        "dcsim", description="dcsim: time_s src dst size_bytes; hpcc: the HPCC simulator's flow file"
+    )
     flows: int = Field(10_000, gt=0, description="number of flows to generate")
     start_us: float = Field(0.0, ge=0, description="time of the first possible arrival")
 
@@ -396,11 +400,11 @@ def engine_config(spec: Spec) -> dict:
     transport, port = spec.scheme.engine(spec.routing)
     w = spec.workload
     if w.matrix == "trace":
-        workload = {"kind": "trace", "flows": load_trace(w.trace, hosts)}
+        workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format)}
     else:
         if w.matrix == "many_to_one" and w.dst >= hosts:
             raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
-        cdf = load_cdf(w.cdf)
+        cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
         mean_wire = cdf.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
         if w.load_basis == "core":
             capacity = topo.core_capacity_bps()

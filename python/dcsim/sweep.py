@@ -66,7 +66,7 @@ def point_key(spec: Spec) -> str:
     """Stable identity of a point: resolved spec + input files + version."""
     ident = {
         "spec": spec.model_dump(mode="json"),
-        "cdf_file": _file_digest(spec.workload.cdf),
+        "cdf_file": _file_digest(spec.workload.cdf),  # cdf_unit_bytes is in the spec
         "trace_file": _file_digest(spec.workload.trace),
         "version": __version__,
     }

@@ -3,11 +3,17 @@
 A CDF file has two columns, ``size cdf`` (bytes, cumulative probability),
 one row per line; ``#`` starts a comment and a first line of column names is
 skipped. A CDF given in percent (ending at 100) is accepted and divided by
-100. Sizes are drawn by linear interpolation between rows; equal sizes with
-increasing probability form a point mass.
+100. The three-column tables of ns-2's ``RandomVariable/Empirical`` (as the
+pFabric and PIAS scripts ship them: ``value weight cdf``) are read as they
+are, using the first and last columns. Sizes are multiplied by the spec's
+``cdf_unit_bytes`` (1460 for those packet-count tables). Sizes are drawn by
+linear interpolation between rows; equal sizes with increasing probability
+form a point mass.
 
-A trace file has one flow per line: ``time_s src dst size_bytes``,
-separated by spaces, tabs or commas.
+A trace file has one flow per line, separated by spaces, tabs or commas:
+``time_s src dst size_bytes`` (format ``dcsim``), or the HPCC simulator's
+flow file (format ``hpcc``): a first line with the number of flows, then
+``src dst priority dport size_bytes start_s``.
 """
 
 from __future__ import annotations
@@ -104,7 +110,7 @@ def _numbers(line: str) -> list[str]:
     return line.replace(",", " ").replace("\t", " ").split()
 
 
-def parse_cdf(text: str, origin: str) -> Cdf:
+def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
     rows: list[tuple[float, float]] = []
     first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -120,9 +126,11 @@ def parse_cdf(text: str, origin: str) -> Cdf:
                 continue
             raise SpecError(f"{origin}:{lineno}: expected two numbers 'size cdf', got {raw.strip()!r}")
         first = False
-        if len(vals) != 2:
-            raise SpecError(f"{origin}:{lineno}: expected two columns 'size cdf', got {len(vals)}")
-        rows.append((vals[0], vals[1]))
+        if len(vals) not in (2, 3):
+            raise SpecError(
+                f"{origin}:{lineno}: expected two columns 'size cdf' (or ns-2's three), got {len(vals)}"
+            )
+        rows.append((vals[0] * unit, vals[-1]))
     if not rows:
         raise SpecError(f"{origin}: no rows; a CDF file has lines 'size cdf'")
     if abs(rows[-1][1] - 100.0) < 1e-6:  # percent
@@ -145,8 +153,9 @@ def parse_cdf(text: str, origin: str) -> Cdf:
     return Cdf(tuple(s for s, _ in rows), tuple(p for _, p in rows), origin)
 
 
-def load_cdf(name_or_path: str, base: Path | None = None) -> Cdf:
-    """A shipped workload by name, or a CDF file by path."""
+def load_cdf(name_or_path: str, base: Path | None = None, unit: float = 1.0) -> Cdf:
+    """A shipped workload by name (sizes in bytes), or a CDF file by path
+    (sizes times `unit` bytes)."""
     if name_or_path in SHIPPED:
         text = resources.files("dcsim.data.workloads").joinpath(SHIPPED[name_or_path].file).read_text()
         return parse_cdf(text, name_or_path)
@@ -158,44 +167,61 @@ def load_cdf(name_or_path: str, base: Path | None = None) -> Cdf:
             f"workload.cdf: {name_or_path!r} is neither a shipped workload "
             f"({', '.join(SHIPPED)}) nor a readable file"
         )
-    return parse_cdf(path.read_text(), str(path))
+    return parse_cdf(path.read_text(), str(path), unit)
 
 
-def load_trace(path_str: str, hosts: int, base: Path | None = None) -> list[tuple[int, int, int, int]]:
-    """Read a flow trace: rows ``time_s src dst size_bytes``; returns
-    ``(start_ps, src, dst, size)`` sorted by start time."""
+TRACE_FORMATS = {
+    # format: (fields, column of time, src, dst, size; description)
+    "dcsim": (4, 0, 1, 2, 3, "time_s src dst size_bytes"),
+    "hpcc": (6, 5, 0, 1, 4, "src dst priority dport size_bytes start_s"),
+}
+
+
+def load_trace(path_str: str, hosts: int, base: Path | None = None,
+               fmt: str = "dcsim") -> list[tuple[int, int, int, int]]:
+    """Read a flow trace; returns ``(start_ps, src, dst, size)`` sorted by
+    start time."""
     path = Path(path_str)
     if base is not None and not path.is_absolute():
         path = base / path
     if not path.is_file():
         raise SpecError(f"workload.trace: no such file {path_str!r}")
+    n_fields, ct, cs, cd, cz, desc = TRACE_FORMATS[fmt]
     flows = []
+    declared = None
     for lineno, raw in enumerate(path.read_text().splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = _numbers(line)
         where = f"{path}:{lineno}"
-        if len(parts) != 4:
-            if not flows and not any(c.isdigit() for c in line):
+        if fmt == "hpcc" and declared is None and not flows:
+            if len(parts) != 1 or not parts[0].isdigit():
+                raise SpecError(f"{where}: an HPCC flow file starts with the number of flows")
+            declared = int(parts[0])
+            continue
+        if len(parts) != n_fields:
+            if fmt == "dcsim" and not flows and not any(c.isdigit() for c in line):
                 continue  # header row
-            raise SpecError(f"{where}: expected 4 fields 'time_s src dst size_bytes', got {len(parts)}")
+            raise SpecError(f"{where}: expected {n_fields} fields '{desc}', got {len(parts)}")
         try:
-            t = float(parts[0])
-            src, dst, size = int(parts[1]), int(parts[2]), int(float(parts[3]))
+            t = float(parts[ct])
+            src, dst, size = int(parts[cs]), int(parts[cd]), int(float(parts[cz]))
         except ValueError:
             raise SpecError(f"{where}: fields must be numbers: {raw.strip()!r}") from None
         if not (np.isfinite(t) and t >= 0):
-            raise SpecError(f"{where}: time must be >= 0, got {parts[0]}")
+            raise SpecError(f"{where}: time must be >= 0, got {parts[ct]}")
         for field, h in (("src", src), ("dst", dst)):
             if not 0 <= h < hosts:
                 raise SpecError(f"{where}: {field} {h} is not a host of this topology (0..{hosts - 1})")
         if src == dst:
             raise SpecError(f"{where}: src and dst are the same host ({src})")
         if size <= 0:
-            raise SpecError(f"{where}: size must be a positive number of bytes, got {parts[3]}")
+            raise SpecError(f"{where}: size must be a positive number of bytes, got {parts[cz]}")
         flows.append((round(t * 1e12), src, dst, size))
     if not flows:
         raise SpecError(f"{path}: the trace holds no flows")
+    if declared is not None and declared != len(flows):
+        raise SpecError(f"{path}: the first line declares {declared} flows but the file has {len(flows)}")
     flows.sort(key=lambda f: f[0])
     return flows
