@@ -40,7 +40,7 @@ demo: .stamp-build
 test: test-rust test-python
 
 test-rust:
-	cargo test --release -q -p dcsim-engine
+	cargo test -q -p dcsim-engine  # debug build: debug assertions on
 
 test-python: .stamp-build .stamp-chromium
 	$(PY) -m pytest
