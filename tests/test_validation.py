@@ -188,7 +188,8 @@ def test_losses_are_counted_and_conserved(write_trace):
     s = df.attrs["summary"]
     assert len(df) == 8
     assert s["counters"]["dropped_pkts"] > 0
-    assert s["counters"]["retransmitted_pkts"] >= s["counters"]["dropped_pkts"] - s["counters"]["ack_pkts"] * 0
+    # only data packets go towards host 0, and every dropped one is sent again
+    assert s["counters"]["retransmitted_pkts"] >= s["counters"]["dropped_pkts"]
     assert s["drops_by_tier"].get("leaf_or_edge", 0) == s["counters"]["dropped_pkts"]
     assert s["conservation"]["dropped_bytes"] > 0
 

@@ -21,12 +21,11 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 from . import __version__
 from .errors import SpecError
