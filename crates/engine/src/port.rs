@@ -4,22 +4,22 @@
 //! not inheritance). New disciplines are new `Queue` variants.
 
 use crate::packet::{flags, Packet, PacketId};
+use crate::ring::Ring;
 use crate::time::Time;
-use std::collections::VecDeque;
 
 /// The queueing discipline of a port. It holds packet handles and sizes;
 /// the packets stay in the simulation's pool.
 #[derive(Debug)]
 pub enum Queue {
     /// Drop-tail FIFO, optionally marking ECN when the queue is long.
-    Fifo(VecDeque<Hop>),
+    Fifo(Ring<Hop>),
 }
 
 /// What a switch needs of a packet to forward it: its handle, wire size and
 /// destination. Queues and links carry this, so a switch hop never reads
 /// the packet itself (which has usually waited in a buffer and is out of
 /// cache) unless it hashes flows (ECMP) or marks ECN.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Hop {
     pub id: PacketId,
     pub size: u16,
@@ -28,7 +28,7 @@ pub struct Hop {
 
 /// A packet on a link and when it reaches the far end: 16 bytes, so a
 /// link's FIFO stays dense in cache.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct OnWire {
     pub arrival: Time,
     pub hop: Hop,
@@ -66,27 +66,25 @@ pub struct Port {
     /// A `TxDone` event is in the calendar for this port.
     pub wake_pending: bool,
     pub queue: Queue,
-    /// Bytes queued (not counting the packet being serialized).
+    /// Bytes queued (not counting the packet being serialized). On the
+    /// FIFO fast path this is an upper bound, made exact by `settle` when
+    /// it matters (see `admit_fifo`).
     pub bytes: u64,
     pub limit_bytes: u64,
     /// Mark CE on arrival when at least this many bytes are queued.
     pub ecn_threshold: u64,
     /// Packets serialized onto the link and not yet at the far end, with
     /// their arrival times (in order: a link does not reorder).
-    pub wire: VecDeque<OnWire>,
+    pub wire: Ring<OnWire>,
     /// FIFO fast path: the departure order of a FIFO is fixed when a packet
     /// is admitted, so its departure time is known then and it goes straight
     /// onto `wire`; no "serializer free" event is needed. The packets of
-    /// `wire` from index `started` on were admitted to the buffer and may
-    /// not have started serializing yet; `settle` releases their bytes from
-    /// the buffer as they start. Disciplines that choose the next packet at
+    /// `wire` from index `started` on were admitted to the buffer and are
+    /// counted in `bytes`; some may have started serializing since, which
+    /// `settle` finds out. Disciplines that choose the next packet at
     /// departure time use `queue` and `TxDone` instead.
     pub departures_at_arrival: bool,
     started: usize,
-    /// Start time of `wire[started]` (`Time::MAX` if none): `settle` is
-    /// called on every packet and usually has nothing to do, so it checks
-    /// this before touching the (cold) wire entries.
-    next_start: Time,
     pub stats: PortStats,
 }
 
@@ -101,14 +99,13 @@ impl Port {
             arrival_extra_ps: 0,
             busy_until: 0,
             wake_pending: false,
-            queue: Queue::Fifo(VecDeque::new()),
+            queue: Queue::Fifo(Ring::new()),
             bytes: 0,
             limit_bytes,
             ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
-            wire: VecDeque::new(),
+            wire: Ring::new(),
             departures_at_arrival: false,
             started: 0,
-            next_start: Time::MAX,
             stats: PortStats::default(),
         }
     }
@@ -121,39 +118,59 @@ impl Port {
 
     /// FIFO fast path: release the buffer space of packets that have
     /// started serializing by `now`.
-    #[inline]
     pub fn settle(&mut self, now: Time) {
-        while self.next_start <= now {
-            self.bytes -= self.wire[self.started].hop.size as u64;
+        while let Some(w) = self.wire.get(self.started) {
+            if self.start_of(w) > now {
+                break;
+            }
+            self.bytes -= w.hop.size as u64;
             self.started += 1;
-            self.next_start = match self.wire.get(self.started) {
-                Some(w) => self.start_of(w),
-                None => Time::MAX,
-            };
         }
     }
 
-    /// Put a packet on the link, arriving at the far end at `arrival`.
-    /// `buffered`: it waits in the buffer until `start` (fast path) rather
-    /// than starting now.
+    /// FIFO fast path, buffer admission of a packet that must wait. `bytes`
+    /// may still count packets that have started since; it is made exact
+    /// only when the answer could depend on it: when the packet might not
+    /// fit, might be marked, or might set a new maximum. Otherwise the
+    /// exact occupancy, being no larger, gives the same answer, and the
+    /// scan of the wire is skipped (this keeps it off the hot path).
     #[inline]
-    pub fn push_wire(&mut self, w: OnWire, buffered: bool, start: Time) {
+    pub fn admit_fifo(&mut self, now: Time, size: u16) -> Result<bool, Drop> {
+        if self.bytes + size as u64 > self.stats.max_bytes || self.bytes >= self.ecn_threshold {
+            self.settle(now);
+        }
+        self.admit(size)
+    }
+
+    /// FIFO fast path: the port is idle at `now`, so everything on the
+    /// link has started serializing and the buffer is empty.
+    #[inline]
+    pub fn drain_fifo(&mut self) {
+        self.bytes = 0;
+        self.started = self.wire.len();
+    }
+
+    /// Put a packet on the link, arriving at the far end at `arrival`.
+    /// `buffered`: it waits in the buffer (fast path) rather than starting
+    /// now.
+    #[inline]
+    pub fn push_wire(&mut self, w: OnWire, buffered: bool) {
         self.wire.push_back(w);
         if !buffered {
             self.started = self.wire.len();
-        } else if self.started == self.wire.len() - 1 {
-            self.next_start = start;
         }
     }
 
     /// Take the packet at the head of the link (it has arrived).
     #[inline]
-    pub fn pop_wire(&mut self, now: Time) -> Option<OnWire> {
-        if self.departures_at_arrival {
-            self.settle(now);
-        }
+    pub fn pop_wire(&mut self) -> Option<OnWire> {
         let e = self.wire.pop_front()?;
-        self.started = self.started.saturating_sub(1);
+        if self.started == 0 {
+            // Counted as buffered still (lazily): it has left the buffer.
+            self.bytes -= e.hop.size as u64;
+        } else {
+            self.started -= 1;
+        }
         Some(e)
     }
 

@@ -239,15 +239,16 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         if p.departures_at_arrival {
             // FIFO: the packet leaves when the packets ahead of it are done.
-            p.settle(now);
             let start = p.busy_until.max(now);
             let buffered = start > now;
             if buffered {
-                match p.admit(hop.size) {
+                match p.admit_fifo(now, hop.size) {
                     Err(_) => return self.drop_packet(hop.id),
                     Ok(true) => p.mark(self.pool.get_mut(hop.id)),
                     Ok(false) => {}
                 }
+            } else {
+                p.drain_fifo();
             }
             self.transmit_at(port, hop, start, buffered);
             return;
@@ -287,12 +288,12 @@ impl Simulation {
         if p.wire.is_empty() {
             self.cal.schedule(arrival, Event::LinkArrival { port });
         }
-        p.push_wire(OnWire { arrival, hop }, buffered, start);
+        p.push_wire(OnWire { arrival, hop }, buffered);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let w = p.pop_wire(self.now).expect("a link arrival is scheduled only for a non-empty link");
+        let w = p.pop_wire().expect("a link arrival is scheduled only for a non-empty link");
         let node = p.peer;
         if let Some(next) = p.wire.front() {
             self.cal.schedule(next.arrival, Event::LinkArrival { port });

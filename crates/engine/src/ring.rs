@@ -1,0 +1,113 @@
+//! A FIFO ring buffer with a power-of-two capacity. Links and port buffers
+//! push and pop one entry per packet-hop, the hottest operations of a run;
+//! with a power-of-two capacity an index is one AND, where `VecDeque`
+//! computes a wrap-around with a compare and a subtract on every access.
+
+/// First-in first-out buffer of `Copy` items that grows by doubling.
+#[derive(Clone, Debug)]
+pub struct Ring<T> {
+    buf: Box<[T]>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> Default for Ring<T> {
+    fn default() -> Self {
+        Ring::new()
+    }
+}
+
+impl<T: Copy + Default> Ring<T> {
+    pub fn new() -> Self {
+        Ring { buf: vec![T::default(); 4].into_boxed_slice(), head: 0, len: 0 }
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.buf.len() - 1
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, x: T) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & self.mask();
+        self.buf[i] = x;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let x = self.buf[self.head];
+        self.head = (self.head + 1) & self.mask();
+        self.len -= 1;
+        Some(x)
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        self.get(0)
+    }
+
+    /// The `i`-th item from the front.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len).then(|| &self.buf[(self.head + i) & self.mask()])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & self.mask()])
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let mut buf = vec![T::default(); self.buf.len() * 2].into_boxed_slice();
+        for (i, x) in self.iter().enumerate() {
+            buf[i] = *x;
+        }
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn behaves_like_a_deque_across_growth_and_wrap_around() {
+        let mut r: Ring<u32> = Ring::new();
+        let mut d = VecDeque::new();
+        let mut x = 7u32;
+        for step in 0..10_000u32 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            // pushes outnumber pops early on (growth), then balance (wrap)
+            let push = if step < 3_000 { x % 3 != 0 } else { x % 2 == 0 };
+            if push {
+                r.push_back(step);
+                d.push_back(step);
+            } else {
+                assert_eq!(r.pop_front(), d.pop_front());
+            }
+            assert_eq!(r.len(), d.len());
+            assert_eq!(r.front(), d.front());
+            assert_eq!(r.get(d.len() / 2), d.get(d.len() / 2));
+        }
+        assert!(r.iter().eq(d.iter()));
+    }
+}
