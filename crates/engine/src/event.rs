@@ -2,18 +2,21 @@
 //! in a canonical order that does not depend on when they were scheduled:
 //! ports that finish serializing first (a packet whose last bit leaves at
 //! `t` frees its buffer for a packet arriving at `t`), then link arrivals by
-//! port index, then flow arrivals and timers in the order they were
-//! scheduled. Runs are therefore deterministic, and the FIFO fast path (no
+//! port index, then flow arrivals, then timers by flow slot and id. No two
+//! pending events share a key (a link or port has at most one event
+//! pending, a flow one timer, the workload one arrival), so the order is
+//! total. Runs are therefore deterministic, and the FIFO fast path (no
 //! serializer events) gives exactly the results of the general path.
 //!
 //! It is a calendar queue: a timing wheel of short slots holds the near
 //! future, where almost every packet event falls, and a binary heap holds
-//! the far future (timers). Scheduling a near event is a push onto its
-//! slot's vector; only the slot being served is ever sorted, and it holds a
-//! handful of events.
+//! the far future (timers) and the rare overflow of a full slot. A wheel
+//! slot is a fixed run of entries in one flat array, so scheduling a near
+//! event is two stores and a bit set; only the slot being served is
+//! sorted, and it holds a handful of events.
 
 use crate::time::Time;
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Everything that can happen. Plain data; the simulation dispatches on it
@@ -34,60 +37,42 @@ pub enum Event {
     Rto { slot: u32, flow: u32 },
 }
 
+/// Port and slot indices are below 2^30.
+const INDEX_BITS: u32 = 30;
+
 impl Event {
-    /// Tie-break among simultaneous events (see the module comment). Port
-    /// indices are below 2^30.
+    /// The event packed into 64 bits whose order is the tie-break among
+    /// simultaneous events (see the module comment): kind in the top two
+    /// bits, then the port or flow slot, then the flow id.
     #[inline]
-    fn rank(&self) -> u32 {
-        match *self {
-            Event::TxDone { port } => port,
-            Event::LinkArrival { port } => 1 << 30 | port,
-            Event::FlowArrival => 2 << 30,
-            Event::Rto { .. } => 3 << 30,
+    fn code(self) -> u64 {
+        let (kind, index, flow) = match self {
+            Event::TxDone { port } => (0u64, port, 0),
+            Event::LinkArrival { port } => (1, port, 0),
+            Event::FlowArrival => (2, 0, 0),
+            Event::Rto { slot, flow } => (3, slot, flow),
+        };
+        debug_assert!(index < 1 << INDEX_BITS);
+        kind << 62 | (index as u64) << 32 | flow as u64
+    }
+
+    #[inline]
+    fn decode(code: u64) -> Event {
+        let index = (code >> 32) as u32 & ((1 << INDEX_BITS) - 1);
+        match code >> 62 {
+            0 => Event::TxDone { port: index },
+            1 => Event::LinkArrival { port: index },
+            2 => Event::FlowArrival,
+            _ => Event::Rto { slot: index, flow: code as u32 },
         }
     }
 }
 
-/// A wheel entry. Among entries of equal `(time, rank)` its insertion order
-/// is its position in the slot vector, so it needs no sequence number (see
-/// `Calendar::advance_slow`).
-#[derive(Clone, Copy, Debug)]
-struct Near {
+/// A calendar entry: 16 bytes, ordered by `(time, code)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
     time: Time,
-    rank: u32,
-    event: Event,
-}
-
-impl Near {
-    #[inline]
-    fn key(&self) -> (Time, u32) {
-        (self.time, self.rank)
-    }
-}
-
-/// A far-future entry, ordered by `(time, seq)` in a max-heap turned around.
-#[derive(Debug)]
-struct Far {
-    time: Time,
-    seq: u64,
-    event: Event,
-}
-
-impl PartialEq for Far {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl Eq for Far {}
-impl PartialOrd for Far {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Far {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.event.rank(), other.seq).cmp(&(self.time, self.event.rank(), self.seq))
-    }
+    code: u64,
 }
 
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
@@ -99,25 +84,28 @@ const SLOT_BITS: u32 = 14;
 /// go to the heap.
 const MIN_WHEEL_BITS: u32 = 6;
 const MAX_WHEEL_BITS: u32 = 12;
+/// Entries a wheel slot holds; more go to the heap. A slot is 16 ns and
+/// each busy link has one event pending, so more than a few are rare.
+const SLOT_CAP: usize = 8;
 
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served.
     cursor: u64,
-    /// Events of the cursor's slot sorted by `(time, insertion)`; the next
-    /// one is at `head`.
-    current: Vec<Near>,
+    /// Events of the cursor's slot, sorted; the next one is at `head`.
+    current: Vec<Entry>,
     head: usize,
-    /// Events of slots cursor+1 .. cursor+wheel_size-1 in insertion order,
-    /// by slot mod wheel_size.
-    wheel: Vec<Vec<Near>>,
+    /// Slots cursor+1 .. cursor+wheel_size-1, by slot mod wheel_size: slot
+    /// `i` holds `count[i]` entries at `wheel[i * SLOT_CAP ..]`, unsorted.
+    wheel: Vec<Entry>,
+    count: Vec<u8>,
     wheel_size: u64,
     mask: u64,
     /// One bit per wheel slot (non-empty), and one bit per word of those.
     occupied: Vec<u64>,
     summary: u64,
-    /// Events beyond the wheel when they were scheduled.
-    far: BinaryHeap<Far>,
-    seq: u64,
+    /// Events beyond the wheel when they were scheduled, or that found
+    /// their slot full.
+    far: BinaryHeap<Reverse<Entry>>,
     len: usize,
 }
 
@@ -140,15 +128,15 @@ impl Calendar {
         let size = 1u64 << bits;
         Calendar {
             cursor: 0,
-            current: Vec::new(),
+            current: Vec::with_capacity(4 * SLOT_CAP),
             head: 0,
-            wheel: (0..size).map(|_| Vec::with_capacity(8)).collect(),
+            wheel: vec![Entry::default(); size as usize * SLOT_CAP],
+            count: vec![0; size as usize],
             wheel_size: size,
             mask: size - 1,
             occupied: vec![0; (size / 64) as usize],
             summary: 0,
             far: BinaryHeap::new(),
-            seq: 0,
             len: 0,
         }
     }
@@ -156,23 +144,27 @@ impl Calendar {
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.len += 1;
+        let e = Entry { time, code: event.code() };
         let slot = time >> SLOT_BITS;
         let delta = slot.wrapping_sub(self.cursor);
         if delta.wrapping_sub(1) < self.wheel_size - 1 {
             // 1 <= delta < wheel_size: the common case
             let i = (slot & self.mask) as usize;
-            self.wheel[i].push(Near { time, rank: event.rank(), event });
-            self.occupied[i >> 6] |= 1 << (i & 63);
-            self.summary |= 1 << (i >> 6);
+            let n = self.count[i] as usize;
+            if n < SLOT_CAP {
+                self.wheel[i * SLOT_CAP + n] = e;
+                self.count[i] = n as u8 + 1;
+                self.occupied[i >> 6] |= 1 << (i & 63);
+                self.summary |= 1 << (i >> 6);
+                return;
+            }
         } else if delta == 0 || slot < self.cursor {
-            // The slot being served (rare): after every entry not later.
-            let e = Near { time, rank: event.rank(), event };
-            let at = self.head + self.current[self.head..].partition_point(|c| c.key() <= e.key());
+            // The slot being served (rare): in order among what is left.
+            let at = self.head + self.current[self.head..].partition_point(|c| *c < e);
             self.current.insert(at, e);
-        } else {
-            self.seq += 1;
-            self.far.push(Far { time, seq: self.seq, event });
+            return;
         }
+        self.far.push(Reverse(e));
     }
 
     /// Make `current` hold the earliest slot's events, if any remain.
@@ -190,7 +182,7 @@ impl Calendar {
 
     fn advance_slow(&mut self) {
         let wheel_next = self.next_occupied();
-        let far_next = self.far.peek().map(|e| e.time >> SLOT_BITS);
+        let far_next = self.far.peek().map(|e| e.0.time >> SLOT_BITS);
         let next = match (wheel_next, far_next) {
             (Some(w), Some(f)) => w.min(f),
             (Some(w), None) => w,
@@ -200,27 +192,19 @@ impl Calendar {
         self.cursor = next;
         self.current.clear();
         self.head = 0;
-        // Far entries of this slot were scheduled before any wheel entry of
-        // it (an event enters the wheel only once its slot is within reach,
-        // which is later), so they go first, in (time, seq) order ...
-        while self.far.peek().is_some_and(|e| e.time >> SLOT_BITS == next) {
-            let e = self.far.pop().expect("peeked");
-            self.current.push(Near { time: e.time, rank: e.event.rank(), event: e.event });
-        }
         if wheel_next == Some(next) {
             let i = (next & self.mask) as usize;
             self.occupied[i >> 6] &= !(1 << (i & 63));
             if self.occupied[i >> 6] == 0 {
                 self.summary &= !(1 << (i >> 6));
             }
-            if self.current.is_empty() {
-                // Swap vectors: the slot keeps the (empty) buffer of `current`.
-                std::mem::swap(&mut self.current, &mut self.wheel[i]);
-            } else {
-                self.current.append(&mut self.wheel[i]);
-            }
+            let n = std::mem::take(&mut self.count[i]) as usize;
+            self.current.extend_from_slice(&self.wheel[i * SLOT_CAP..i * SLOT_CAP + n]);
         }
-        // ... and a stable sort keeps insertion order among ties.
+        while self.far.peek().is_some_and(|e| e.0.time >> SLOT_BITS == next) {
+            let e = self.far.pop().expect("peeked").0;
+            self.current.push(e);
+        }
         insertion_sort(&mut self.current);
     }
 
@@ -258,7 +242,7 @@ impl Calendar {
         }
         self.head += 1;
         self.len -= 1;
-        Some((e.time, e.event))
+        Some((e.time, Event::decode(e.code)))
     }
 
     #[inline]
@@ -282,13 +266,13 @@ impl Calendar {
     }
 }
 
-/// Stable sort of a slot's few entries (usually already in order).
+/// Sort of a slot's few entries (usually almost in order).
 #[inline]
-fn insertion_sort(v: &mut [Near]) {
+fn insertion_sort(v: &mut [Entry]) {
     for i in 1..v.len() {
         let e = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].key() > e.key() {
+        while j > 0 && v[j - 1] > e {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -308,9 +292,10 @@ mod tests {
     }
 
     fn random_schedule_against_heap(mut c: Calendar) {
-        // Near, far and same-slot events, scheduled while popping: the
-        // calendar must give the exact (time, seq) order of one big heap.
-        let mut reference: BinaryHeap<Far> = BinaryHeap::new();
+        // Near, far and same-slot events, bursts that overflow a slot, all
+        // scheduled while popping: the calendar must give the exact
+        // (time, port) order of one big heap.
+        let mut reference: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
         let mut seq = 0u64;
         let mut x = 12345u64;
         let mut rnd = move || {
@@ -321,24 +306,26 @@ mod tests {
         };
         let mut now = 0u64;
         for round in 0..200_000u64 {
-            let n = (rnd() % 3) as usize;
+            let n = if round % 1000 == 0 { 3 * SLOT_CAP } else { (rnd() % 3) as usize };
+            let burst = rnd() % 20_000;
             for _ in 0..n {
-                let delta = match rnd() % 4 {
+                let delta = match rnd() % 5 {
                     0 => 0,
                     1 => rnd() % 5_000,
                     2 => rnd() % 20_000_000,
+                    3 => burst,
                     _ => rnd() % 400_000_000,
                 };
                 seq += 1;
                 c.schedule(now + delta, Event::TxDone { port: seq as u32 });
-                reference.push(Far { time: now + delta, seq, event: Event::TxDone { port: seq as u32 } });
+                reference.push(Reverse((now + delta, seq)));
             }
             if round % 2 == 0 || n == 0 {
                 let a = c.pop();
                 let b = reference.pop();
                 match (a, b) {
-                    (Some((t, Event::TxDone { port })), Some(e)) => {
-                        assert_eq!((t, port as u64), (e.time, e.seq));
+                    (Some((t, Event::TxDone { port })), Some(Reverse(e))) => {
+                        assert_eq!((t, port as u64), e);
                         assert!(t >= now);
                         now = t;
                     }
@@ -351,9 +338,23 @@ mod tests {
     }
 
     #[test]
+    fn events_survive_packing() {
+        for e in [
+            Event::TxDone { port: (1 << INDEX_BITS) - 1 },
+            Event::LinkArrival { port: 0 },
+            Event::FlowArrival,
+            Event::Rto { slot: 12345, flow: u32::MAX },
+        ] {
+            assert_eq!(Event::decode(e.code()), e);
+        }
+    }
+
+    #[test]
     fn canonical_order_among_ties() {
         let mut c = Calendar::new();
-        c.schedule(10, Event::Rto { slot: 0, flow: 0 });
+        c.schedule(10, Event::Rto { slot: 3, flow: 1 });
+        c.schedule(10, Event::Rto { slot: 0, flow: 9 });
+        c.schedule(10, Event::FlowArrival);
         c.schedule(10, Event::LinkArrival { port: 7 });
         c.schedule(10, Event::LinkArrival { port: 2 });
         c.schedule(10, Event::TxDone { port: 9 });
@@ -364,17 +365,19 @@ mod tests {
                 Event::TxDone { port: 9 },
                 Event::LinkArrival { port: 2 },
                 Event::LinkArrival { port: 7 },
-                Event::Rto { slot: 0, flow: 0 }
+                Event::FlowArrival,
+                Event::Rto { slot: 0, flow: 9 },
+                Event::Rto { slot: 3, flow: 1 },
             ]
         );
     }
 
     #[test]
-    fn earliest_first_and_fifo_among_ties() {
+    fn earliest_first_whatever_the_scheduling_order() {
         let mut c = Calendar::new();
         c.schedule(30, Event::TxDone { port: 3 });
-        c.schedule(10, Event::TxDone { port: 1 });
         c.schedule(10, Event::TxDone { port: 2 });
+        c.schedule(10, Event::TxDone { port: 1 });
         c.schedule(20, Event::FlowArrival);
         let order: Vec<(Time, String)> = std::iter::from_fn(|| c.pop())
             .map(|(t, e)| (t, format!("{e:?}")))
