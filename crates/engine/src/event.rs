@@ -39,6 +39,7 @@ pub enum Event {
 
 /// Port and slot indices are below 2^30.
 const INDEX_BITS: u32 = 30;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 
 impl Event {
     /// The event packed into 64 bits whose order is the tie-break among
@@ -52,13 +53,13 @@ impl Event {
             Event::FlowArrival => (2, 0, 0),
             Event::Rto { slot, flow } => (3, slot, flow),
         };
-        debug_assert!(index < 1 << INDEX_BITS);
+        debug_assert!((index as u64) <= INDEX_MASK);
         kind << 62 | (index as u64) << 32 | flow as u64
     }
 
     #[inline]
     fn decode(code: u64) -> Event {
-        let index = (code >> 32) as u32 & ((1 << INDEX_BITS) - 1);
+        let index = (code >> 32 & INDEX_MASK) as u32;
         match code >> 62 {
             0 => Event::TxDone { port: index },
             1 => Event::LinkArrival { port: index },
@@ -68,15 +69,32 @@ impl Event {
     }
 }
 
-/// A calendar entry: 16 bytes, ordered by `(time, code)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+/// A heap entry, ordered by `(time, code)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
     time: Time,
     code: u64,
 }
 
+const NO_ENTRY: Entry = Entry { time: Time::MAX, code: u64::MAX };
+
+/// A wheel entry: a port event (`TxDone` or `LinkArrival`, the events of
+/// packets) in 8 bytes whose order is its `(time, code)` order within a
+/// slot: the time within the slot, then the kind, then the port.
+#[inline]
+fn near_key(time: Time, code: u64) -> u64 {
+    (time & SLOT_MASK) << 32 | (code >> 62) << INDEX_BITS | (code >> 32 & INDEX_MASK)
+}
+
+/// The code of a wheel entry.
+#[inline]
+fn near_code(key: u64) -> u64 {
+    (key >> INDEX_BITS & 1) << 62 | (key & INDEX_MASK) << 32
+}
+
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
+const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 /// The wheel has 2^6 .. 2^12 slots (a two-level bitmap of up to 64 x 64
 /// bits finds the next occupied one), sized to the simulation's horizon:
 /// every packet event lands within one link's serialization, propagation
@@ -89,23 +107,27 @@ const MAX_WHEEL_BITS: u32 = 12;
 const SLOT_CAP: usize = 8;
 
 pub struct Calendar {
-    /// Absolute slot (time >> SLOT_BITS) being served.
+    /// Absolute slot (time >> SLOT_BITS) being served, and its start time.
     cursor: u64,
-    /// Events of the cursor's slot, sorted; the next one is at `head`.
-    current: Vec<Entry>,
+    base: Time,
+    /// Wheel entries of the cursor's slot, sorted; the next one is at `head`.
+    current: Vec<u64>,
     head: usize,
     /// Slots cursor+1 .. cursor+wheel_size-1, by slot mod wheel_size: slot
     /// `i` holds `count[i]` entries at `wheel[i * SLOT_CAP ..]`, unsorted.
-    wheel: Vec<Entry>,
+    wheel: Vec<u64>,
     count: Vec<u8>,
     wheel_size: u64,
     mask: u64,
     /// One bit per wheel slot (non-empty), and one bit per word of those.
     occupied: Vec<u64>,
     summary: u64,
-    /// Events beyond the wheel when they were scheduled, or that found
-    /// their slot full.
+    /// Flow arrivals, timers, and port events beyond the wheel when they
+    /// were scheduled or that found their slot full; `far_top` is the
+    /// heap's least entry (`NO_ENTRY` if none), kept at hand because every
+    /// pop compares with it.
     far: BinaryHeap<Reverse<Entry>>,
+    far_top: Entry,
     len: usize,
 }
 
@@ -128,15 +150,17 @@ impl Calendar {
         let size = 1u64 << bits;
         Calendar {
             cursor: 0,
+            base: 0,
             current: Vec::with_capacity(4 * SLOT_CAP),
             head: 0,
-            wheel: vec![Entry::default(); size as usize * SLOT_CAP],
+            wheel: vec![0; size as usize * SLOT_CAP],
             count: vec![0; size as usize],
             wheel_size: size,
             mask: size - 1,
             occupied: vec![0; (size / 64) as usize],
             summary: 0,
             far: BinaryHeap::new(),
+            far_top: NO_ENTRY,
             len: 0,
         }
     }
@@ -144,68 +168,104 @@ impl Calendar {
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.len += 1;
-        let e = Entry { time, code: event.code() };
-        let slot = time >> SLOT_BITS;
-        let delta = slot.wrapping_sub(self.cursor);
-        if delta.wrapping_sub(1) < self.wheel_size - 1 {
-            // 1 <= delta < wheel_size: the common case
-            let i = (slot & self.mask) as usize;
-            let n = self.count[i] as usize;
-            if n < SLOT_CAP {
-                self.wheel[i * SLOT_CAP + n] = e;
-                self.count[i] = n as u8 + 1;
-                self.occupied[i >> 6] |= 1 << (i & 63);
-                self.summary |= 1 << (i >> 6);
+        let code = event.code();
+        if code >> 63 == 0 {
+            // A port event: into the wheel if its slot is within reach.
+            let slot = time >> SLOT_BITS;
+            let delta = slot.wrapping_sub(self.cursor);
+            let key = near_key(time, code);
+            if delta.wrapping_sub(1) < self.wheel_size - 1 {
+                // 1 <= delta < wheel_size: the common case
+                let i = (slot & self.mask) as usize;
+                let n = self.count[i] as usize;
+                if n < SLOT_CAP {
+                    self.wheel[i * SLOT_CAP + n] = key;
+                    self.count[i] = n as u8 + 1;
+                    self.occupied[i >> 6] |= 1 << (i & 63);
+                    self.summary |= 1 << (i >> 6);
+                    return;
+                }
+            } else if delta == 0 {
+                // The slot being served (rare): in order among what is left.
+                let at = self.head + self.current[self.head..].partition_point(|&c| c < key);
+                self.current.insert(at, key);
                 return;
             }
-        } else if delta == 0 || slot < self.cursor {
-            // The slot being served (rare): in order among what is left.
-            let at = self.head + self.current[self.head..].partition_point(|c| *c < e);
-            self.current.insert(at, e);
-            return;
         }
-        self.far.push(Reverse(e));
+        self.push_far(Entry { time, code });
     }
 
-    /// Make `current` hold the earliest slot's events, if any remain.
-    #[inline]
-    fn advance(&mut self) -> bool {
-        if self.head < self.current.len() {
-            return true;
+    fn push_far(&mut self, e: Entry) {
+        self.far.push(Reverse(e));
+        self.far_top = self.far_top.min(e);
+    }
+
+    fn pop_far(&mut self, limit: Time) -> Option<(Time, Event)> {
+        let e = self.far_top;
+        if e.time > limit {
+            return None;
         }
+        self.far.pop();
+        self.far_top = self.far.peek().map_or(NO_ENTRY, |r| r.0);
+        self.len -= 1;
+        Some((e.time, Event::decode(e.code)))
+    }
+
+    /// The next event, if it is not later than `limit`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
+        loop {
+            if self.head < self.current.len() {
+                let key = self.current[self.head];
+                let time = self.base | key >> 32;
+                if self.far_top.time <= time && self.far_top < (Entry { time, code: near_code(key) }) {
+                    return self.pop_far(limit);
+                }
+                if time > limit {
+                    return None;
+                }
+                self.head += 1;
+                self.len -= 1;
+                let port = (key & INDEX_MASK) as u32;
+                return Some((time, if key >> INDEX_BITS & 1 == 0 { Event::TxDone { port } } else { Event::LinkArrival { port } }));
+            }
+            if self.far_top.time >> SLOT_BITS == self.cursor {
+                return self.pop_far(limit);
+            }
+            if !self.advance() {
+                return None;
+            }
+        }
+    }
+
+    /// Move the cursor to the next slot holding events: the next occupied
+    /// wheel slot, or the far heap's first slot if that is earlier.
+    fn advance(&mut self) -> bool {
         if self.len == 0 {
             return false;
         }
-        self.advance_slow();
-        true
-    }
-
-    fn advance_slow(&mut self) {
-        let wheel_next = self.next_occupied();
-        let far_next = self.far.peek().map(|e| e.0.time >> SLOT_BITS);
-        let next = match (wheel_next, far_next) {
-            (Some(w), Some(f)) => w.min(f),
-            (Some(w), None) => w,
-            (None, Some(f)) => f,
-            (None, None) => unreachable!("len > 0 but no event"),
+        let far_slot = self.far_top.time >> SLOT_BITS;
+        let next = match self.next_occupied() {
+            Some(w) if w <= far_slot => w,
+            _ => {
+                self.cursor = far_slot;
+                self.base = far_slot << SLOT_BITS;
+                return true;
+            }
         };
         self.cursor = next;
+        self.base = next << SLOT_BITS;
+        let i = (next & self.mask) as usize;
+        self.occupied[i >> 6] &= !(1 << (i & 63));
+        if self.occupied[i >> 6] == 0 {
+            self.summary &= !(1 << (i >> 6));
+        }
+        let n = std::mem::take(&mut self.count[i]) as usize;
         self.current.clear();
+        self.current.extend_from_slice(&self.wheel[i * SLOT_CAP..i * SLOT_CAP + n]);
         self.head = 0;
-        if wheel_next == Some(next) {
-            let i = (next & self.mask) as usize;
-            self.occupied[i >> 6] &= !(1 << (i & 63));
-            if self.occupied[i >> 6] == 0 {
-                self.summary &= !(1 << (i >> 6));
-            }
-            let n = std::mem::take(&mut self.count[i]) as usize;
-            self.current.extend_from_slice(&self.wheel[i * SLOT_CAP..i * SLOT_CAP + n]);
-        }
-        while self.far.peek().is_some_and(|e| e.0.time >> SLOT_BITS == next) {
-            let e = self.far.pop().expect("peeked").0;
-            self.current.push(e);
-        }
         insertion_sort(&mut self.current);
+        true
     }
 
     /// The next occupied wheel slot after the cursor, as an absolute slot.
@@ -230,31 +290,9 @@ impl Calendar {
         Some(self.cursor + if dist == 0 { self.wheel_size } else { dist })
     }
 
-    /// The next event, if it is not later than `limit`.
-    #[inline]
-    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
-        if !self.advance() {
-            return None;
-        }
-        let e = self.current[self.head];
-        if e.time > limit {
-            return None;
-        }
-        self.head += 1;
-        self.len -= 1;
-        Some((e.time, Event::decode(e.code)))
-    }
-
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         self.pop_until(Time::MAX)
-    }
-
-    pub fn peek_time(&mut self) -> Option<Time> {
-        if !self.advance() {
-            return None;
-        }
-        Some(self.current[self.head].time)
     }
 
     pub fn len(&self) -> usize {
@@ -266,9 +304,9 @@ impl Calendar {
     }
 }
 
-/// Sort of a slot's few entries (usually almost in order).
+/// Sort of a slot's few entries.
 #[inline]
-fn insertion_sort(v: &mut [Entry]) {
+fn insertion_sort(v: &mut [u64]) {
     for i in 1..v.len() {
         let e = v[i];
         let mut j = i;
@@ -292,11 +330,11 @@ mod tests {
     }
 
     fn random_schedule_against_heap(mut c: Calendar) {
-        // Near, far and same-slot events, bursts that overflow a slot, all
-        // scheduled while popping: the calendar must give the exact
-        // (time, port) order of one big heap.
+        // Port events, flow arrivals and timers; near, far and same-slot
+        // times; bursts that overflow a slot; all scheduled while popping:
+        // the calendar must give the exact (time, code) order of one heap.
         let mut reference: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
-        let mut seq = 0u64;
+        let mut seq = 0u32;
         let mut x = 12345u64;
         let mut rnd = move || {
             x ^= x << 13;
@@ -305,6 +343,7 @@ mod tests {
             x
         };
         let mut now = 0u64;
+        let mut flow_pending = false;
         for round in 0..200_000u64 {
             let n = if round % 1000 == 0 { 3 * SLOT_CAP } else { (rnd() % 3) as usize };
             let burst = rnd() % 20_000;
@@ -317,17 +356,27 @@ mod tests {
                     _ => rnd() % 400_000_000,
                 };
                 seq += 1;
-                c.schedule(now + delta, Event::TxDone { port: seq as u32 });
-                reference.push(Reverse((now + delta, seq)));
+                let event = match rnd() % 8 {
+                    0 => Event::Rto { slot: seq % 7, flow: seq },
+                    1 if !flow_pending => {
+                        flow_pending = true;
+                        Event::FlowArrival
+                    }
+                    2..=4 => Event::LinkArrival { port: seq },
+                    _ => Event::TxDone { port: seq },
+                };
+                c.schedule(now + delta, event);
+                reference.push(Reverse((now + delta, event.code())));
             }
             if round % 2 == 0 || n == 0 {
                 let a = c.pop();
                 let b = reference.pop();
                 match (a, b) {
-                    (Some((t, Event::TxDone { port })), Some(Reverse(e))) => {
-                        assert_eq!((t, port as u64), e);
+                    (Some((t, e)), Some(Reverse((rt, code)))) => {
+                        assert_eq!((t, e), (rt, Event::decode(code)));
                         assert!(t >= now);
                         now = t;
+                        flow_pending &= e != Event::FlowArrival;
                     }
                     (None, None) => {}
                     other => panic!("diverged: {other:?}"),

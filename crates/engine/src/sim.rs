@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::event::{Calendar, Event};
 use crate::metrics::{Conservation, Counters, FlowRecord, PortReport};
 use crate::packet::{flags, Kind, Packet, PacketId, Pool};
-use crate::port::{Hop, OnWire, Port};
+use crate::port::{Hop, Port};
 use crate::routing::Routes;
 use crate::tcp::{AckInfo, TcpReceiver, TcpSender};
 use crate::time::{serialization, Time};
@@ -117,9 +117,8 @@ impl Simulation {
                 let ecn = if from_host { None } else { cfg.port.ecn_threshold_bytes };
                 let mut p = Port::new(l.rate_bps, l.delay_ps, l.peer, limit, ecn);
                 if net.is_host(l.peer) {
-                    p.arrival_extra_ps = cfg.host_delay_ps;
+                    p.set_arrival_extra(cfg.host_delay_ps);
                 }
-                p.departures_at_arrival = cfg.port.fifo_fast_path;
                 p
             })
             .collect();
@@ -127,7 +126,7 @@ impl Simulation {
         // The calendar's wheel spans the longest hop (a full packet's
         // serialization, propagation and host delay): where packet events land.
         let mtu = (cfg.transport.mss_bytes + cfg.transport.header_bytes) as u64;
-        let hop = ports.iter().map(|p| p.serialization(mtu) + p.delay_ps + p.arrival_extra_ps).max();
+        let hop = ports.iter().map(|p| p.serialization(mtu) + p.fixed_ps()).max();
         let mut cal = Calendar::with_horizon(hop.unwrap_or(0));
         let next_flow = gen.next_flow();
         if let Some(f) = next_flow {
@@ -237,7 +236,7 @@ impl Simulation {
     fn offer(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        if p.departures_at_arrival {
+        if self.cfg.port.fifo_fast_path {
             // FIFO: the packet leaves when the packets ahead of it are done.
             let start = p.busy_until.max(now);
             let buffered = start > now;
@@ -278,17 +277,11 @@ impl Simulation {
     /// put it on the link.
     #[inline]
     fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
-        let p = &mut self.ports[port as usize];
-        let ser = p.serialization(hop.size as u64);
-        p.busy_until = start + ser;
-        p.stats.tx_pkts += 1;
-        p.stats.tx_bytes += hop.size as u64;
         self.counters.packet_hops += 1;
-        let arrival = start + ser + p.delay_ps + p.arrival_extra_ps;
-        if p.wire.is_empty() {
+        let (arrival, was_idle) = self.ports[port as usize].transmit(hop, start, buffered);
+        if was_idle {
             self.cal.schedule(arrival, Event::LinkArrival { port });
         }
-        p.push_wire(OnWire { arrival, hop }, buffered);
     }
 
     fn on_link_arrival(&mut self, port: u32) {
@@ -523,8 +516,8 @@ impl Simulation {
             injected_bytes: self.counters.host_tx_bytes,
             delivered_pkts: self.counters.delivered_pkts,
             delivered_bytes: self.counters.delivered_bytes,
-            dropped_pkts: self.ports.iter().map(|p| p.stats.drops).sum(),
-            dropped_bytes: self.ports.iter().map(|p| p.stats.drop_bytes).sum(),
+            dropped_pkts: self.ports.iter().map(|p| p.stats().drops).sum(),
+            dropped_bytes: self.ports.iter().map(|p| p.stats().drop_bytes).sum(),
             ..Default::default()
         };
         debug_assert_eq!(
@@ -546,16 +539,17 @@ impl Simulation {
             .iter()
             .zip(&self.net.links)
             .enumerate()
-            .map(|(i, (p, l))| PortReport {
+            .map(|(i, (p, l))| (i, p.stats(), l))
+            .map(|(i, stats, l)| PortReport {
                 port: i as u32,
                 node: l.node,
                 peer: l.peer,
                 tier: self.net.nodes[l.node as usize].tier,
-                tx_pkts: p.stats.tx_pkts,
-                tx_bytes: p.stats.tx_bytes,
-                drops: p.stats.drops,
-                marks: p.stats.marks,
-                max_queue_bytes: p.stats.max_bytes,
+                tx_pkts: stats.tx_pkts,
+                tx_bytes: stats.tx_bytes,
+                drops: stats.drops,
+                marks: stats.marks,
+                max_queue_bytes: stats.max_bytes,
             })
             .collect()
     }
@@ -563,7 +557,7 @@ impl Simulation {
     /// Counters with the port-level totals folded in.
     pub fn final_counters(&self) -> Counters {
         let mut c = self.counters;
-        c.marked_pkts = self.ports.iter().map(|p| p.stats.marks).sum();
+        c.marked_pkts = self.ports.iter().map(|p| p.stats().marks).sum();
         c
     }
 }
