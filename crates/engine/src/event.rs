@@ -261,8 +261,11 @@ impl Calendar {
             self.summary &= !(1 << (i >> 6));
         }
         let n = std::mem::take(&mut self.count[i]) as usize;
+        // Copy the whole slot (a fixed size: no call to memcpy), keep `n`.
+        let slot: &[u64; SLOT_CAP] = self.wheel[i * SLOT_CAP..][..SLOT_CAP].try_into().expect("slot size");
         self.current.clear();
-        self.current.extend_from_slice(&self.wheel[i * SLOT_CAP..i * SLOT_CAP + n]);
+        self.current.extend_from_slice(slot);
+        self.current.truncate(n);
         self.head = 0;
         insertion_sort(&mut self.current);
         true

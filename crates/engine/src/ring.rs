@@ -29,6 +29,22 @@ impl<T: Copy + Default> Ring<T> {
         self.buf.len() - 1
     }
 
+    /// The storage cell of position `i` (any `i`: it wraps around).
+    #[inline]
+    fn cell(&self, i: usize) -> &T {
+        // SAFETY: `buf.len()` is a power of two (4, doubled by `grow`), so
+        // `i & (len - 1) < len`. Skipping the bounds check matters: this
+        // runs several times per packet-hop.
+        unsafe { self.buf.get_unchecked(i & self.mask()) }
+    }
+
+    #[inline]
+    fn cell_mut(&mut self, i: usize) -> &mut T {
+        let j = i & self.mask();
+        // SAFETY: as in `cell`.
+        unsafe { self.buf.get_unchecked_mut(j) }
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
@@ -44,8 +60,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len() == self.buf.len() {
             self.grow();
         }
-        let i = (self.head as usize + self.len as usize) & self.mask();
-        self.buf[i] = x;
+        *self.cell_mut(self.head as usize + self.len as usize) = x;
         self.len += 1;
     }
 
@@ -54,7 +69,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head as usize];
+        let x = *self.cell(self.head as usize);
         self.head = ((self.head as usize + 1) & self.mask()) as u32;
         self.len -= 1;
         Some(x)
@@ -68,11 +83,11 @@ impl<T: Copy + Default> Ring<T> {
     /// The `i`-th item from the front.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len()).then(|| &self.buf[(self.head as usize + i) & self.mask()])
+        (i < self.len()).then(|| self.cell(self.head as usize + i))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        (0..self.len()).map(move |i| &self.buf[(self.head as usize + i) & self.mask()])
+        (0..self.len()).map(move |i| self.cell(self.head as usize + i))
     }
 
     #[cold]

@@ -219,6 +219,7 @@ impl Simulation {
 
     // ---- packets through ports -------------------------------------------
 
+    #[inline(always)]
     fn on_arrive(&mut self, node: u32, hop: Hop) {
         if self.net.is_host(node) {
             let pkt = self.pool.release(hop.id);
@@ -232,7 +233,7 @@ impl Simulation {
 
     /// A packet reaches an output port: send it now if the port is idle,
     /// else buffer it (or drop it) and make sure it will be sent.
-    #[inline]
+    #[inline(always)]
     fn offer(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
@@ -275,7 +276,7 @@ impl Simulation {
 
     /// Serialize a packet from `start` (now, or when the port frees up) and
     /// put it on the link.
-    #[inline]
+    #[inline(always)]
     fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
         self.counters.packet_hops += 1;
         let (arrival, was_idle) = self.ports[port as usize].transmit(hop, start, buffered);
@@ -284,6 +285,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         let w = p.pop_wire().expect("a link arrival is scheduled only for a non-empty link");
