@@ -92,8 +92,8 @@ fn near_code(key: u64) -> u64 {
     (key >> INDEX_BITS & 1) << 62 | (key & INDEX_MASK) << 32
 }
 
-/// Width of one wheel slot: 2^14 ps = 16.4 ns.
-const SLOT_BITS: u32 = 14;
+/// Width of one wheel slot: 2^15 ps = 32.8 ns.
+const SLOT_BITS: u32 = 15;
 const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 /// The wheel has 2^6 .. 2^12 slots (a two-level bitmap of up to 64 x 64
 /// bits finds the next occupied one), sized to the simulation's horizon:
@@ -103,8 +103,8 @@ const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 const MIN_WHEEL_BITS: u32 = 6;
 const MAX_WHEEL_BITS: u32 = 12;
 /// Entries a wheel slot holds; more go to the heap. A slot is 16 ns and
-/// each busy link has one event pending, so more than a few are rare.
-const SLOT_CAP: usize = 8;
+/// each busy link has one event pending, so more than a dozen are rare.
+const SLOT_CAP: usize = 16;
 
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served, and its start time.
