@@ -12,6 +12,7 @@ pub mod event;
 pub mod metrics;
 pub mod packet;
 pub mod port;
+pub mod prefetch;
 pub mod ring;
 pub mod routing;
 pub mod sim;

@@ -121,6 +121,14 @@ impl Pool {
         self.slots[id as usize]
     }
 
+    /// Hint that packet `id` will be read soon.
+    #[inline]
+    pub fn prefetch(&self, id: PacketId) {
+        if let Some(p) = self.slots.get(id as usize) {
+            crate::prefetch::prefetch(p);
+        }
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]

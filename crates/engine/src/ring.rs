@@ -60,8 +60,12 @@ impl<T: Copy + Default> Ring<T> {
         if self.len() == self.buf.len() {
             self.grow();
         }
-        *self.cell_mut(self.head as usize + self.len as usize) = x;
+        let tail = self.head as usize + self.len as usize;
+        *self.cell_mut(tail) = x;
         self.len += 1;
+        // The cells ahead were last used a whole ring ago: ask for the next
+        // cache line before the pushes that need it.
+        crate::prefetch::prefetch(self.cell(tail + 64 / std::mem::size_of::<T>().max(1)));
     }
 
     #[inline]

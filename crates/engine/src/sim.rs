@@ -292,6 +292,11 @@ impl Simulation {
         let node = p.peer;
         if let Some(next) = p.wire.front() {
             self.cal.schedule(next.arrival, Event::LinkArrival { port });
+            if self.net.is_host(node) {
+                // The host will read that packet when it arrives; it has
+                // waited in buffers and is out of cache.
+                self.pool.prefetch(next.hop.id);
+            }
         }
         self.on_arrive(node, w.hop);
     }
