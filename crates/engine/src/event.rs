@@ -105,14 +105,17 @@ const MAX_WHEEL_BITS: u32 = 12;
 /// Entries a wheel slot holds; more go to the heap. A slot is 16 ns and
 /// each busy link has one event pending, so more than a dozen are rare.
 const SLOT_CAP: usize = 16;
+const _: () = assert!(SLOT_CAP.is_power_of_two());
 
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served, and its start time.
     cursor: u64,
     base: Time,
-    /// Wheel entries of the cursor's slot, sorted; the next one is at `head`.
-    current: Vec<u64>,
+    /// The cursor's slot is served in place: its entries
+    /// `wheel[at + head .. at + end]` are sorted and not yet popped.
+    at: usize,
     head: usize,
+    end: usize,
     /// Slots cursor+1 .. cursor+wheel_size-1, by slot mod wheel_size: slot
     /// `i` holds `count[i]` entries at `wheel[i * SLOT_CAP ..]`, unsorted.
     wheel: Vec<u64>,
@@ -151,8 +154,9 @@ impl Calendar {
         Calendar {
             cursor: 0,
             base: 0,
-            current: Vec::with_capacity(4 * SLOT_CAP),
+            at: 0,
             head: 0,
+            end: 0,
             wheel: vec![0; size as usize * SLOT_CAP],
             count: vec![0; size as usize],
             wheel_size: size,
@@ -185,10 +189,16 @@ impl Calendar {
                     self.summary |= 1 << (i >> 6);
                     return;
                 }
-            } else if delta == 0 {
+            } else if delta == 0 && self.end < SLOT_CAP {
                 // The slot being served (rare): in order among what is left.
-                let at = self.head + self.current[self.head..].partition_point(|&c| c < key);
-                self.current.insert(at, key);
+                let slot = &mut self.wheel[self.at..self.at + self.end + 1];
+                let mut j = self.end;
+                while j > self.head && slot[j - 1] > key {
+                    slot[j] = slot[j - 1];
+                    j -= 1;
+                }
+                slot[j] = key;
+                self.end += 1;
                 return;
             }
         }
@@ -215,8 +225,8 @@ impl Calendar {
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
         loop {
-            if self.head < self.current.len() {
-                let key = self.current[self.head];
+            if self.head < self.end {
+                let key = self.wheel[self.at + self.head];
                 let time = self.base | key >> 32;
                 if self.far_top.time <= time && self.far_top < (Entry { time, code: near_code(key) }) {
                     return self.pop_far(limit);
@@ -248,8 +258,13 @@ impl Calendar {
         let next = match self.next_occupied() {
             Some(w) if w <= far_slot => w,
             _ => {
+                // Nothing in the wheel maps to this slot's storage (the
+                // wheel's entries are later and within one turn).
                 self.cursor = far_slot;
                 self.base = far_slot << SLOT_BITS;
+                self.at = (far_slot & self.mask) as usize * SLOT_CAP;
+                self.head = 0;
+                self.end = 0;
                 return true;
             }
         };
@@ -260,14 +275,13 @@ impl Calendar {
         if self.occupied[i >> 6] == 0 {
             self.summary &= !(1 << (i >> 6));
         }
-        let n = std::mem::take(&mut self.count[i]) as usize;
-        // Copy the whole slot (a fixed size: no call to memcpy), keep `n`.
-        let slot: &[u64; SLOT_CAP] = self.wheel[i * SLOT_CAP..][..SLOT_CAP].try_into().expect("slot size");
-        self.current.clear();
-        self.current.extend_from_slice(slot);
-        self.current.truncate(n);
+        // Its storage cannot be scheduled into until the cursor moves on
+        // (that would take a slot a whole wheel ahead), so it is served
+        // where it is.
+        self.at = i * SLOT_CAP;
         self.head = 0;
-        insertion_sort(&mut self.current);
+        self.end = std::mem::take(&mut self.count[i]) as usize;
+        rank_sort(&mut self.wheel[self.at..self.at + self.end]);
         true
     }
 
@@ -307,18 +321,25 @@ impl Calendar {
     }
 }
 
-/// Sort of a slot's few entries.
+/// Sort a slot's entries (at most `SLOT_CAP`, all distinct: no two
+/// pending events share a key). Each entry goes to its rank, the number of
+/// smaller entries: no data-dependent branch, where an insertion sort of
+/// entries in random order mispredicts on almost every one (it took most of
+/// the calendar's time).
 #[inline]
-fn insertion_sort(v: &mut [u64]) {
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > e {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
+fn rank_sort(v: &mut [u64]) {
+    let n = v.len();
+    debug_assert!(n <= SLOT_CAP);
+    if n < 2 {
+        return;
     }
+    let mut out = [0u64; SLOT_CAP];
+    for &x in v.iter() {
+        let rank = v.iter().map(|&y| (y < x) as usize).sum::<usize>();
+        out[rank & (SLOT_CAP - 1)] = x;
+    }
+    v.copy_from_slice(&out[..n]);
+    debug_assert!(v.windows(2).all(|w| w[0] < w[1]), "calendar keys must be distinct");
 }
 
 #[cfg(test)]
