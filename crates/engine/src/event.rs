@@ -92,8 +92,8 @@ fn near_code(key: u64) -> u64 {
     (key >> INDEX_BITS & 1) << 62 | (key & INDEX_MASK) << 32
 }
 
-/// Width of one wheel slot: 2^15 ps = 32.8 ns.
-const SLOT_BITS: u32 = 15;
+/// Width of one wheel slot: 2^14 ps = 16.4 ns.
+const SLOT_BITS: u32 = 14;
 const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 /// The wheel has 2^6 .. 2^12 slots (a two-level bitmap of up to 64 x 64
 /// bits finds the next occupied one), sized to the simulation's horizon:
