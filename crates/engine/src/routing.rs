@@ -6,16 +6,23 @@ use crate::config::LoadBalancing;
 use crate::topology::Network;
 use std::collections::{HashMap, VecDeque};
 
+/// Flag of a `groups` entry that is a port, not a set index.
+const DIRECT: u32 = 1 << 31;
+
 pub struct Routes {
     hosts: usize,
-    /// `groups[(switch - hosts) * hosts + dst]`: index into `sets`. Hosts
-    /// have one route, their NIC, and are not stored.
+    /// `groups[(switch - hosts) * hosts + dst]`: the output port with
+    /// `DIRECT` set when there is one next hop (one load on the hot path),
+    /// else an index into `sets`. Hosts have one route, their NIC, and are
+    /// not stored.
     groups: Vec<u32>,
     /// Distinct next-hop sets, as (offset, len) into `ports`: the same set
     /// serves many destinations (e.g. every remote host, seen from a leaf),
     /// so the table stays small on large fabrics.
     sets: Vec<(u32, u16)>,
     ports: Vec<u32>,
+    /// 0, 1, 2, ...: every port id, to hand out a direct route as a slice.
+    all_ports: Vec<u32>,
     nics: Vec<u32>,
     lb: LoadBalancing,
     /// One spraying RNG state per node (SplitMix64 stream).
@@ -68,7 +75,7 @@ impl Routes {
                     ports.extend_from_slice(&set);
                     (sets.len() - 1) as u32
                 });
-                groups[(u - hosts) * hosts + dst] = idx;
+                groups[(u - hosts) * hosts + dst] = if set.len() == 1 { DIRECT | set[0] } else { idx };
             }
         }
         Routes {
@@ -76,6 +83,7 @@ impl Routes {
             groups,
             sets,
             ports,
+            all_ports: (0..net.links.len() as u32).collect(),
             nics: (0..net.hosts).map(|h| net.nic(h)).collect(),
             lb,
             spray_state: (0..n as u64).map(|i| splitmix(seed ^ 0x5eed_5a7a ^ i)).collect(),
@@ -88,7 +96,12 @@ impl Routes {
         if (node as usize) < self.hosts {
             return std::slice::from_ref(&self.nics[node as usize]);
         }
-        let (off, len) = self.sets[self.groups[(node as usize - self.hosts) * self.hosts + dst as usize] as usize];
+        let g = &self.groups[(node as usize - self.hosts) * self.hosts + dst as usize];
+        if g & DIRECT != 0 {
+            let p = (g & !DIRECT) as usize;
+            return &self.all_ports[p..p + 1];
+        }
+        let (off, len) = self.sets[*g as usize];
         &self.ports[off as usize..off as usize + len as usize]
     }
 
@@ -102,11 +115,12 @@ impl Routes {
     #[inline]
     pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
         debug_assert!(node as usize >= self.hosts, "hosts send through their NIC, not a route");
-        let (off, len) = self.sets[self.groups[(node as usize - self.hosts) * self.hosts + dst as usize] as usize];
-        debug_assert!(len > 0, "no route from node {node} to host {dst}");
-        if len == 1 {
-            return self.ports[off as usize];
+        let g = self.groups[(node as usize - self.hosts) * self.hosts + dst as usize];
+        if g & DIRECT != 0 {
+            return g & !DIRECT;
         }
+        let (off, len) = self.sets[g as usize];
+        debug_assert!(len > 1, "no route from node {node} to host {dst}");
         let pick = match self.lb {
             LoadBalancing::Ecmp => {
                 // Hash of (flow, node): salting with the node avoids every
