@@ -105,6 +105,12 @@ impl Routes {
         &self.ports[off as usize..off as usize + len as usize]
     }
 
+    /// The NIC (output port) of host `host`.
+    #[inline]
+    pub fn nic(&self, host: u32) -> u32 {
+        self.nics[host as usize]
+    }
+
     /// Whether `next_port` uses the flow (ECMP) or not (spraying).
     #[inline]
     pub fn hashes_flows(&self) -> bool {

@@ -318,7 +318,7 @@ impl Simulation {
     fn inject(&mut self, host: u32, pkt: Packet) {
         self.counters.host_tx_pkts += 1;
         self.counters.host_tx_bytes += pkt.size as u64;
-        let nic = self.net.nic(host);
+        let nic = self.routes.nic(host);
         let hop = Hop { id: self.pool.alloc(pkt), size: pkt.size, dst: pkt.dst };
         self.offer(nic, hop);
     }
