@@ -79,18 +79,28 @@ struct Entry {
 const NO_ENTRY: Entry = Entry { time: Time::MAX, code: u64::MAX };
 
 /// A wheel entry: a port event (`TxDone` or `LinkArrival`, the events of
-/// packets) in 8 bytes whose order is its `(time, code)` order within a
-/// slot: the time within the slot, then the kind, then the port.
+/// packets) in 32 bits whose order is its `(time, code)` order within a
+/// slot: the time within the slot, then the kind, then the port. Ports from
+/// `WHEEL_PORTS` on (fabrics far beyond what the routing tables hold) go to
+/// the heap instead: slower, same order.
+const PORT_BITS: u32 = 32 - SLOT_BITS - 1;
+const WHEEL_PORTS: u64 = 1 << PORT_BITS;
+
 #[inline]
-fn near_key(time: Time, code: u64) -> u64 {
-    (time & SLOT_MASK) << 32 | (code >> 62) << INDEX_BITS | (code >> 32 & INDEX_MASK)
+fn near_key(time: Time, code: u64) -> u32 {
+    ((time & SLOT_MASK) << (PORT_BITS + 1) | (code >> 62) << PORT_BITS | (code >> 32 & INDEX_MASK)) as u32
 }
 
 /// The code of a wheel entry.
 #[inline]
-fn near_code(key: u64) -> u64 {
-    (key >> INDEX_BITS & 1) << 62 | (key & INDEX_MASK) << 32
+fn near_code(key: u32) -> u64 {
+    ((key >> PORT_BITS & 1) as u64) << 62 | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
+
+/// The storage of one wheel slot: one cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct Slot([u32; SLOT_CAP]);
 
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
@@ -112,13 +122,13 @@ pub struct Calendar {
     cursor: u64,
     base: Time,
     /// The cursor's slot is served in place: its entries
-    /// `wheel[at + head .. at + end]` are sorted and not yet popped.
+    /// `wheel[at].0[head..end]` are sorted and not yet popped.
     at: usize,
     head: usize,
     end: usize,
     /// Slots cursor+1 .. cursor+wheel_size-1, by slot mod wheel_size: slot
-    /// `i` holds `count[i]` entries at `wheel[i * SLOT_CAP ..]`, unsorted.
-    wheel: Vec<u64>,
+    /// `i` holds `count[i]` entries at `wheel[i]`, unsorted.
+    wheel: Vec<Slot>,
     count: Vec<u8>,
     wheel_size: u64,
     mask: u64,
@@ -157,7 +167,7 @@ impl Calendar {
             at: 0,
             head: 0,
             end: 0,
-            wheel: vec![0; size as usize * SLOT_CAP],
+            wheel: vec![Slot::default(); size as usize],
             count: vec![0; size as usize],
             wheel_size: size,
             mask: size - 1,
@@ -173,7 +183,7 @@ impl Calendar {
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.len += 1;
         let code = event.code();
-        if code >> 63 == 0 {
+        if code >> 63 == 0 && (code >> 32 & INDEX_MASK) < WHEEL_PORTS {
             // A port event: into the wheel if its slot is within reach.
             let slot = time >> SLOT_BITS;
             let delta = slot.wrapping_sub(self.cursor);
@@ -183,7 +193,7 @@ impl Calendar {
                 let i = (slot & self.mask) as usize;
                 let n = self.count[i] as usize;
                 if n < SLOT_CAP {
-                    self.wheel[i * SLOT_CAP + n] = key;
+                    self.wheel[i].0[n] = key;
                     self.count[i] = n as u8 + 1;
                     self.occupied[i >> 6] |= 1 << (i & 63);
                     self.summary |= 1 << (i >> 6);
@@ -191,7 +201,7 @@ impl Calendar {
                 }
             } else if delta == 0 && self.end < SLOT_CAP {
                 // The slot being served (rare): in order among what is left.
-                let slot = &mut self.wheel[self.at..self.at + self.end + 1];
+                let slot = &mut self.wheel[self.at].0;
                 let mut j = self.end;
                 while j > self.head && slot[j - 1] > key {
                     slot[j] = slot[j - 1];
@@ -226,8 +236,8 @@ impl Calendar {
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
         loop {
             if self.head < self.end {
-                let key = self.wheel[self.at + self.head];
-                let time = self.base | key >> 32;
+                let key = self.wheel[self.at].0[self.head];
+                let time = self.base | (key >> (PORT_BITS + 1)) as Time;
                 if self.far_top.time <= time && self.far_top < (Entry { time, code: near_code(key) }) {
                     return self.pop_far(limit);
                 }
@@ -236,8 +246,8 @@ impl Calendar {
                 }
                 self.head += 1;
                 self.len -= 1;
-                let port = (key & INDEX_MASK) as u32;
-                return Some((time, if key >> INDEX_BITS & 1 == 0 { Event::TxDone { port } } else { Event::LinkArrival { port } }));
+                let port = key & (WHEEL_PORTS as u32 - 1);
+                return Some((time, if key >> PORT_BITS & 1 == 0 { Event::TxDone { port } } else { Event::LinkArrival { port } }));
             }
             if self.far_top.time >> SLOT_BITS == self.cursor {
                 return self.pop_far(limit);
@@ -262,7 +272,7 @@ impl Calendar {
                 // wheel's entries are later and within one turn).
                 self.cursor = far_slot;
                 self.base = far_slot << SLOT_BITS;
-                self.at = (far_slot & self.mask) as usize * SLOT_CAP;
+                self.at = (far_slot & self.mask) as usize;
                 self.head = 0;
                 self.end = 0;
                 return true;
@@ -278,10 +288,10 @@ impl Calendar {
         // Its storage cannot be scheduled into until the cursor moves on
         // (that would take a slot a whole wheel ahead), so it is served
         // where it is.
-        self.at = i * SLOT_CAP;
+        self.at = i;
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
-        rank_sort(&mut self.wheel[self.at..self.at + self.end]);
+        rank_sort(&mut self.wheel[self.at].0[..self.end]);
         true
     }
 
@@ -327,13 +337,13 @@ impl Calendar {
 /// entries in random order mispredicts on almost every one (it took most of
 /// the calendar's time).
 #[inline]
-fn rank_sort(v: &mut [u64]) {
+fn rank_sort(v: &mut [u32]) {
     let n = v.len();
     debug_assert!(n <= SLOT_CAP);
     if n < 2 {
         return;
     }
-    let mut out = [0u64; SLOT_CAP];
+    let mut out = [0u32; SLOT_CAP];
     for &x in v.iter() {
         let rank = v.iter().map(|&y| (y < x) as usize).sum::<usize>();
         out[rank & (SLOT_CAP - 1)] = x;
