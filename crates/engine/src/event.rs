@@ -291,7 +291,7 @@ impl Calendar {
         self.at = i;
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
-        rank_sort(&mut self.wheel[self.at].0[..self.end]);
+        sort_slot(&mut self.wheel[self.at].0, self.end);
         true
     }
 
@@ -331,11 +331,38 @@ impl Calendar {
     }
 }
 
-/// Sort a slot's entries (at most `SLOT_CAP`, all distinct: no two
-/// pending events share a key). Each entry goes to its rank, the number of
-/// smaller entries: no data-dependent branch, where an insertion sort of
-/// entries in random order mispredicts on almost every one (it took most of
-/// the calendar's time).
+/// Sort the first `n` entries of a slot (all distinct: no two pending
+/// events share a key). Entries arrive in random order, so a sort that
+/// branches on the data mispredicts on almost every entry (an insertion
+/// sort took most of the calendar's time). Up to four entries, the usual
+/// case, go through a fixed sorting network of min/max (no data-dependent
+/// branch); more are placed by rank, the number of smaller entries.
+#[inline]
+fn sort_slot(slot: &mut [u32; SLOT_CAP], n: usize) {
+    if n <= 4 {
+        // Pad with the largest key: the padding sorts last and is never read.
+        let mut a = [0u32; 4];
+        for (k, x) in a.iter_mut().enumerate() {
+            *x = if k < n { slot[k] } else { u32::MAX };
+        }
+        let cswap = |a: &mut [u32; 4], i: usize, j: usize| {
+            let (x, y) = (a[i], a[j]);
+            a[i] = x.min(y);
+            a[j] = x.max(y);
+        };
+        cswap(&mut a, 0, 1);
+        cswap(&mut a, 2, 3);
+        cswap(&mut a, 0, 2);
+        cswap(&mut a, 1, 3);
+        cswap(&mut a, 1, 2);
+        slot[..4].copy_from_slice(&a);
+    } else {
+        rank_sort(&mut slot[..n]);
+    }
+    debug_assert!(slot[..n].windows(2).all(|w| w[0] < w[1]), "calendar keys must be distinct");
+}
+
+/// Sort by rank (see `sort_slot`).
 #[inline]
 fn rank_sort(v: &mut [u32]) {
     let n = v.len();
@@ -349,7 +376,6 @@ fn rank_sort(v: &mut [u32]) {
         out[rank & (SLOT_CAP - 1)] = x;
     }
     v.copy_from_slice(&out[..n]);
-    debug_assert!(v.windows(2).all(|w| w[0] < w[1]), "calendar keys must be distinct");
 }
 
 #[cfg(test)]
@@ -417,6 +443,25 @@ mod tests {
                 }
             }
             assert_eq!(c.len(), reference.len());
+        }
+    }
+
+    #[test]
+    fn slots_sort_at_every_fill() {
+        let mut x = 99u32;
+        for n in 0..=SLOT_CAP {
+            for _ in 0..200 {
+                let mut slot = [0u32; SLOT_CAP];
+                for (k, e) in slot.iter_mut().enumerate() {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    // distinct keys, random order; stale entries past `n`
+                    *e = (x & !0xf) | k as u32;
+                }
+                let mut want = slot[..n].to_vec();
+                want.sort();
+                sort_slot(&mut slot, n);
+                assert_eq!(&slot[..n], &want[..], "n = {n}");
+            }
         }
     }
 
