@@ -203,9 +203,13 @@ impl Port {
     /// scan of the wire is skipped (this keeps it off the hot path).
     #[inline]
     pub fn admit_fifo(&mut self, now: Time, size: u16) -> Result<bool, Drop> {
-        if self.bytes + size as u64 > self.max_bytes || self.bytes >= self.ecn_threshold {
-            self.settle(now);
+        let after = self.bytes + size as u64;
+        if after <= self.max_bytes && self.bytes < self.ecn_threshold {
+            // Fits, unmarked, no new maximum: the answer `admit` would give.
+            self.bytes = after;
+            return Ok(false);
         }
+        self.settle(now);
         self.admit(size)
     }
 
