@@ -118,6 +118,15 @@ impl TcpSender {
         debug_assert!(self.cwnd >= 0.0);
         let window = (self.cwnd as u32).max(1);
         let mut pipe = self.pipe();
+        if !self.in_recovery && self.snd_nxt >= self.high_tx && self.high_sacked <= self.snd_nxt {
+            // New data only, none of it SACKed (the common case): what the
+            // loop below would send, without asking the scoreboard per segment.
+            let n = window.saturating_sub(pipe).min(self.n_segs - self.snd_nxt);
+            out.extend(self.snd_nxt..self.snd_nxt + n);
+            self.snd_nxt += n;
+            self.high_tx = self.snd_nxt;
+            pipe = window;
+        }
         while pipe < window {
             let seg = match self.next_segment() {
                 Some(s) => s,
@@ -167,9 +176,11 @@ impl TcpSender {
     /// Process an ACK, then send what the window allows.
     pub fn on_ack(&mut self, now: Time, ack: AckInfo, cfg: &TcpConfig, out: &mut Vec<u32>) {
         self.rtt_sample(now.saturating_sub(ack.ts_echo), cfg);
-        self.sacked.set_range(ack.sack_lo.max(self.snd_una), ack.sack_hi.min(self.n_segs));
-        if ack.sack_hi > self.high_sacked && ack.sack_hi > ack.sack_lo {
-            self.high_sacked = ack.sack_hi.min(self.n_segs);
+        if ack.sack_hi > ack.sack_lo {
+            self.sacked.set_range(ack.sack_lo.max(self.snd_una), ack.sack_hi.min(self.n_segs));
+            if ack.sack_hi > self.high_sacked {
+                self.high_sacked = ack.sack_hi.min(self.n_segs);
+            }
         }
 
         if ack.ece && !self.in_recovery && ack.ackno >= self.ecn_recover {
