@@ -362,8 +362,10 @@ fn sort_slot(slot: &mut [u32; SLOT_CAP], n: usize) {
     debug_assert!(slot[..n].windows(2).all(|w| w[0] < w[1]), "calendar keys must be distinct");
 }
 
-/// Sort by rank (see `sort_slot`).
-#[inline]
+/// Sort by rank (see `sort_slot`). Out of line: rare, and its buffer would
+/// enlarge the stack frame of every call of `advance`.
+#[cold]
+#[inline(never)]
 fn rank_sort(v: &mut [u32]) {
     let n = v.len();
     debug_assert!(n <= SLOT_CAP);
