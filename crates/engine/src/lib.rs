@@ -3,8 +3,8 @@
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
 //! engine"): `time`, `packet`, `event` (the calendar), `topology`,
-//! `routing`, `port`, `tcp`, `workload`, `metrics`, and `sim`, which owns
-//! all state of one run.
+//! `routing`, `port`, `ring`, `tcp`, `workload`, `metrics`, `prefetch`, and
+//! `sim`, which owns all state of one run.
 
 pub mod bitset;
 pub mod config;
