@@ -222,8 +222,7 @@ impl Simulation {
     #[inline(always)]
     fn on_arrive(&mut self, node: u32, hop: Hop) {
         if self.net.is_host(node) {
-            let pkt = self.pool.release(hop.id);
-            self.on_host_receive(node, pkt);
+            self.on_host_receive(node, hop.id);
         } else {
             let flow = if self.routes.hashes_flows() { self.pool.get(hop.id).flow } else { 0 };
             let port = self.routes.next_port(node, hop.dst as u32, flow);
@@ -316,11 +315,18 @@ impl Simulation {
 
     /// A host puts a packet on its NIC.
     fn inject(&mut self, host: u32, pkt: Packet) {
+        let id = self.pool.alloc(pkt);
+        self.send_from(host, id, pkt);
+    }
+
+    /// A host puts packet `id` (already in the pool, equal to `pkt`) on
+    /// its NIC.
+    #[inline]
+    fn send_from(&mut self, host: u32, id: PacketId, pkt: Packet) {
         self.counters.host_tx_pkts += 1;
         self.counters.host_tx_bytes += pkt.size as u64;
         let nic = self.routes.nic(host);
-        let hop = Hop { id: self.pool.alloc(pkt), size: pkt.size, dst: pkt.dst };
-        self.offer(nic, hop);
+        self.offer(nic, Hop { id, size: pkt.size, dst: pkt.dst });
     }
 
     // ---- transport -------------------------------------------------------
@@ -394,12 +400,16 @@ impl Simulation {
         segs.clear();
     }
 
-    fn on_host_receive(&mut self, host: u32, pkt: Packet) {
+    /// Packet `id` is delivered to `host`. A data packet's pool slot is
+    /// reused for its ACK; any other packet leaves the network here.
+    fn on_host_receive(&mut self, host: u32, id: PacketId) {
+        let pkt = *self.pool.get(id);
         self.counters.delivered_pkts += 1;
         self.counters.delivered_bytes += pkt.size as u64;
         debug_assert_eq!(host, pkt.dst as u32, "packet delivered to the wrong host");
         let now = self.now;
         let Some(f) = self.flows.get(pkt.slot, pkt.flow) else {
+            self.pool.release(id);
             self.counters.stale_pkts += 1;
             return;
         };
@@ -433,9 +443,11 @@ impl Simulation {
                     ..pkt
                 };
                 self.counters.ack_pkts += 1;
-                self.inject(host, ack);
+                *self.pool.get_mut(id) = ack;
+                self.send_from(host, id, ack);
             }
             Kind::Ack => {
+                self.pool.release(id);
                 let info = AckInfo {
                     ackno: pkt.seq,
                     sack_lo: pkt.sack_lo,
