@@ -46,7 +46,7 @@ test-python: .stamp-build .stamp-chromium
 	$(PY) -m pytest
 
 bench: .stamp-build
-	$(PY) -m dcsim bench --flows 20000
+	$(PY) -m dcsim bench --flows 20000 --repeat 3
 	$(PY) -m dcsim.bench_memory
 
 clean:

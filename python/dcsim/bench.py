@@ -6,7 +6,7 @@ crossing one link), packet-hops/s and peak memory. Flow records are drained
 and dropped as the run goes, so the memory figure is the engine's working
 set: it follows the number of *active* flows, not the total.
 
-    python -m dcsim bench --flows 20000
+    python -m dcsim bench --flows 20000 --repeat 3
     python -m dcsim.bench_memory          # 10x the flows, not 10x the memory
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import platform
 import resource
+import statistics
 import time
 
 from .spec import Spec, engine_config_json
@@ -92,8 +93,28 @@ def report(r: dict) -> str:
     )
 
 
-def main(flows: int = 20_000, load: float = 0.6, seed: int = 1) -> dict:
+def main(flows: int = 20_000, load: float = 0.6, seed: int = 1, repeat: int = 1) -> dict:
+    """Run the scenario `repeat` times and report the fastest run.
+
+    Wall time on a shared VM varies with what its neighbours do (by up to
+    25% here), so a speed figure is the best of a few runs, and all runs'
+    rates are printed alongside it. Every run must process exactly the same
+    events (the engine is deterministic); a difference is an error.
+    """
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
     print(f"dcsim benchmark on {platform.machine()} / {platform.processor() or platform.node()}, one core")
-    r = measure(flows, load, seed)
-    print(report(r))
-    return r
+    runs = [measure(flows, load, seed) for _ in range(repeat)]
+    if len({(r["events"], r["packet_hops"]) for r in runs}) != 1:
+        raise RuntimeError("benchmark runs differ in events processed: the engine is not deterministic")
+    best = max(runs, key=lambda r: r["packet_hops_per_s"])
+    print(report(best))
+    if repeat > 1:
+        rates = sorted(r["packet_hops_per_s"] / 1e6 for r in runs)
+        print(
+            f"  runs             {repeat}, packet-hops/s (M): "
+            + ", ".join(f"{x:.2f}" for x in rates)
+            + f"; best {rates[-1]:.2f}, median {statistics.median(rates):.2f}"
+        )
+    best["runs_packet_hops_per_s"] = [r["packet_hops_per_s"] for r in runs]
+    return best

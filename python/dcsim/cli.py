@@ -203,11 +203,12 @@ def bench(
     flows: int = typer.Option(20_000, help="flows in the benchmark scenario"),
     load: float = typer.Option(0.6, help="load"),
     seed: int = typer.Option(1),
+    repeat: int = typer.Option(1, min=1, help="runs; the fastest is reported, all rates are listed"),
 ) -> None:
     """The fixed benchmark: TCP, web search, pFabric leaf-spine, load 0.6."""
     from .bench import main as bench_main
 
-    bench_main(flows=flows, load=load, seed=seed)
+    bench_main(flows=flows, load=load, seed=seed, repeat=repeat)
 
 
 def main() -> None:
