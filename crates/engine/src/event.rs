@@ -243,7 +243,10 @@ impl Calendar {
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
         loop {
             if self.head < self.end {
-                let key = self.wheel[self.at].0[self.head];
+                debug_assert!(self.at < self.wheel.len() && self.end <= SLOT_CAP);
+                // SAFETY: `at` is a masked slot index (< wheel.len()) and
+                // `head < end <= SLOT_CAP`; this runs once per event.
+                let key = unsafe { *self.wheel.get_unchecked(self.at).0.get_unchecked(self.head) };
                 let time = self.base | (key >> (PORT_BITS + 1)) as Time;
                 if self.far_top.time <= time && self.far_top < (Entry { time, code: near_code(key) }) {
                     return self.pop_far(limit);
