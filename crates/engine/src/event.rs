@@ -270,13 +270,33 @@ impl Calendar {
 
     /// Move the cursor to the next slot holding events: the next occupied
     /// wheel slot, or the far heap's first slot if that is earlier.
+    #[inline]
     fn advance(&mut self) -> bool {
+        // Usually the next occupied slot is in the same word of the bitmap
+        // as the cursor's successor (a word covers 1 us) and comes before
+        // any far event: found with one load and a bit scan, inline.
+        let start = ((self.cursor + 1) & self.mask) as usize;
+        let bits = self.occupied[start >> 6] & (!0u64 << (start & 63));
+        if bits != 0 {
+            let i = (start & !63) | bits.trailing_zeros() as usize;
+            let next = self.cursor + 1 + (i - start) as u64;
+            if next <= self.far_top.time >> SLOT_BITS {
+                self.serve(next, i);
+                return true;
+            }
+        }
+        self.advance_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn advance_slow(&mut self) -> bool {
         if self.len == 0 {
             return false;
         }
         let far_slot = self.far_top.time >> SLOT_BITS;
-        let next = match self.next_occupied() {
-            Some(w) if w <= far_slot => w,
+        match self.next_occupied() {
+            Some(w) if w <= far_slot => self.serve(w, (w & self.mask) as usize),
             _ => {
                 // Nothing in the wheel maps to this slot's storage (the
                 // wheel's entries are later and within one turn).
@@ -285,12 +305,16 @@ impl Calendar {
                 self.at = (far_slot & self.mask) as usize;
                 self.head = 0;
                 self.end = 0;
-                return true;
             }
-        };
+        }
+        true
+    }
+
+    /// Make absolute slot `next` (wheel index `i`) the one being served.
+    #[inline(always)]
+    fn serve(&mut self, next: u64, i: usize) {
         self.cursor = next;
         self.base = next << SLOT_BITS;
-        let i = (next & self.mask) as usize;
         self.occupied[i >> 6] &= !(1 << (i & 63));
         if self.occupied[i >> 6] == 0 {
             self.summary &= !(1 << (i >> 6));
@@ -302,7 +326,6 @@ impl Calendar {
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
         sort_slot(&mut self.wheel[self.at].0, self.end);
-        true
     }
 
     /// The next occupied wheel slot after the cursor, as an absolute slot.
