@@ -376,7 +376,8 @@ fn sort_slot(slot: &mut [u32; SLOT_CAP], n: usize) {
         // Pad with the largest key: the padding sorts last and is never read.
         let mut a = [0u32; 4];
         for (k, x) in a.iter_mut().enumerate() {
-            *x = if k < n { slot[k] } else { u32::MAX };
+            // all ones past `n`, by arithmetic: a branch here mispredicts
+            *x = slot[k] | 0u32.wrapping_sub((k >= n) as u32);
         }
         let cswap = |a: &mut [u32; 4], i: usize, j: usize| {
             let (x, y) = (a[i], a[j]);

@@ -229,13 +229,12 @@ impl Port {
     #[inline]
     pub fn pop_wire(&mut self) -> Option<OnWire> {
         let e = self.wire.pop_front()?;
-        if self.started == 0 {
-            debug_assert!(self.bytes >= e.hop.size as u64);
-            // Counted as buffered still (lazily): it has left the buffer.
-            self.bytes -= e.hop.size as u64;
-        } else {
-            self.started -= 1;
-        }
+        // If it was still counted as buffered (lazily), it has left the
+        // buffer. Arithmetic rather than a branch, which mispredicts.
+        let lazy = 0u64.wrapping_sub((self.started == 0) as u64);
+        debug_assert!(self.bytes >= e.hop.size as u64 & lazy);
+        self.bytes -= e.hop.size as u64 & lazy;
+        self.started = self.started.saturating_sub(1);
         Some(e)
     }
 
