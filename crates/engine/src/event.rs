@@ -97,10 +97,14 @@ fn near_code(key: u32) -> u64 {
     ((key >> PORT_BITS & 1) as u64) << 62 | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
 
-/// The storage of one wheel slot: one cache line.
-#[derive(Clone, Copy, Debug, Default)]
+/// The storage of one wheel slot: one cache line. Entries past the slot's
+/// count hold `EMPTY`, the largest key, so a sort can take a fixed number
+/// of entries without looking at the count (a branch that mispredicts).
+#[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Slot([u32; SLOT_CAP]);
+
+const EMPTY: Slot = Slot([u32::MAX; SLOT_CAP]);
 
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
@@ -167,7 +171,7 @@ impl Calendar {
             at: 0,
             head: 0,
             end: 0,
-            wheel: vec![Slot::default(); size as usize],
+            wheel: vec![EMPTY; size as usize],
             count: vec![0; size as usize],
             wheel_size: size,
             mask: size - 1,
@@ -302,6 +306,7 @@ impl Calendar {
                 // wheel's entries are later and within one turn).
                 self.cursor = far_slot;
                 self.base = far_slot << SLOT_BITS;
+                self.wheel[self.at] = EMPTY;
                 self.at = (far_slot & self.mask) as usize;
                 self.head = 0;
                 self.end = 0;
@@ -321,7 +326,8 @@ impl Calendar {
         }
         // Its storage cannot be scheduled into until the cursor moves on
         // (that would take a slot a whole wheel ahead), so it is served
-        // where it is.
+        // where it is. The slot left behind is emptied for its next turn.
+        self.wheel[self.at] = EMPTY;
         self.at = i;
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
@@ -373,12 +379,9 @@ impl Calendar {
 #[inline]
 fn sort_slot(slot: &mut [u32; SLOT_CAP], n: usize) {
     if n <= 4 {
-        // Pad with the largest key: the padding sorts last and is never read.
-        let mut a = [0u32; 4];
-        for (k, x) in a.iter_mut().enumerate() {
-            // all ones past `n`, by arithmetic: a branch here mispredicts
-            *x = slot[k] | 0u32.wrapping_sub((k >= n) as u32);
-        }
+        // Entries from `n` on are EMPTY: they sort last and are never read.
+        debug_assert!(slot[n..].iter().all(|&k| k == u32::MAX));
+        let mut a = [slot[0], slot[1], slot[2], slot[3]];
         let cswap = |a: &mut [u32; 4], i: usize, j: usize| {
             let (x, y) = (a[i], a[j]);
             a[i] = x.min(y);
@@ -490,8 +493,8 @@ mod tests {
                 let mut slot = [0u32; SLOT_CAP];
                 for (k, e) in slot.iter_mut().enumerate() {
                     x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                    // distinct keys, random order; stale entries past `n`
-                    *e = (x & !0xf) | k as u32;
+                    // distinct keys in random order, EMPTY past `n`
+                    *e = if k < n { (x >> 1 & !0xf) | k as u32 } else { u32::MAX };
                 }
                 let mut want = slot[..n].to_vec();
                 want.sort();
