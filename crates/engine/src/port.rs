@@ -6,6 +6,7 @@
 use crate::packet::{flags, Packet, PacketId};
 use crate::ring::Ring;
 use crate::time::Time;
+use std::hint::select_unpredictable;
 
 /// The queueing discipline of a port. It holds packet handles and sizes;
 /// the packets stay in the simulation's pool.
@@ -171,9 +172,8 @@ impl Port {
         let arrival = end + self.fixed_ps;
         let was_idle = self.wire.is_empty();
         self.wire.push_back(OnWire { arrival, hop });
-        if !buffered {
-            self.started = self.wire.len() as u32;
-        }
+        // A packet that starts now was never buffered, nor any before it.
+        self.started = select_unpredictable(buffered, self.started, self.wire.len() as u32);
         (arrival, was_idle)
     }
 
@@ -195,34 +195,31 @@ impl Port {
         }
     }
 
-    /// FIFO fast path, buffer admission of a packet that must wait. `bytes`
-    /// may still count packets that have started since; it is made exact
-    /// only when the answer could depend on it: when the packet might not
-    /// fit, might be marked, or might set a new maximum. Otherwise the
-    /// exact occupancy, being no larger, gives the same answer, and the
-    /// scan of the wire is skipped (this keeps it off the hot path).
+    /// FIFO fast path, buffer admission of a packet offered at `now` that
+    /// starts serializing at `start` (`now` if the port is idle). A packet
+    /// that waits is counted in `bytes`, which may still count packets that
+    /// have started since: it is made exact only when the answer could
+    /// depend on it, when the packet might not fit, might be marked, or
+    /// might set a new maximum. Otherwise the exact occupancy, being no
+    /// larger, gives the same answer, and the scan of the wire is skipped.
+    /// An idle port's buffer is empty.
+    ///
+    /// Whether a port is busy is close to a coin toss, so the common cases
+    /// select with conditional moves instead of branching on it (a
+    /// mispredicted branch costs more than both sides).
     #[inline]
-    pub fn admit_fifo(&mut self, now: Time, size: u16) -> Result<bool, Drop> {
-        let after = self.bytes + size as u64;
-        if after <= self.max_bytes && self.bytes < self.ecn_threshold {
-            // Fits, unmarked, no new maximum: the answer `admit` would give.
-            self.bytes = after;
-            return Ok(false);
+    pub fn admit_fifo(&mut self, now: Time, start: Time, size: u16) -> Result<bool, Drop> {
+        let waits = start > now;
+        let base = select_unpredictable(waits, self.bytes, 0);
+        let after = base + size as u64;
+        if waits & ((after > self.max_bytes) | (base >= self.ecn_threshold)) {
+            self.settle(now);
+            return self.admit(size);
         }
-        self.settle(now);
-        self.admit(size)
-    }
-
-    /// FIFO fast path: the port is idle at `now`, so everything on the
-    /// link has started serializing and the buffer is empty. (`bytes` is
-    /// zero already unless packets were counted lazily; checking first
-    /// keeps the buffer's cache line out of the common case.)
-    #[inline]
-    pub fn drain_fifo(&mut self) {
-        if self.started as usize != self.wire.len() {
-            self.bytes = 0;
-            self.started = self.wire.len() as u32;
-        }
+        // Fits, unmarked, no new maximum (the answer `admit` would give),
+        // or starts at once.
+        self.bytes = select_unpredictable(waits, after, 0);
+        Ok(false)
     }
 
     /// Take the packet at the head of the link (it has arrived).

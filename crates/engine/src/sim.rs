@@ -239,17 +239,12 @@ impl Simulation {
         if self.cfg.port.fifo_fast_path {
             // FIFO: the packet leaves when the packets ahead of it are done.
             let start = p.busy_until.max(now);
-            let buffered = start > now;
-            if buffered {
-                match p.admit_fifo(now, hop.size) {
-                    Err(_) => return self.drop_packet(hop.id),
-                    Ok(true) => p.mark(self.pool.get_mut(hop.id)),
-                    Ok(false) => {}
-                }
-            } else {
-                p.drain_fifo();
+            match p.admit_fifo(now, start, hop.size) {
+                Err(_) => return self.drop_packet(hop.id),
+                Ok(true) => p.mark(self.pool.get_mut(hop.id)),
+                Ok(false) => {}
             }
-            self.transmit_at(port, hop, start, buffered);
+            self.transmit_at(port, hop, start, start > now);
             return;
         }
         if p.busy_until <= now && p.is_empty() {
