@@ -119,7 +119,7 @@ mod tests {
         for step in 0..10_000u32 {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             // pushes outnumber pops early on (growth), then balance (wrap)
-            let push = if step < 3_000 { x % 3 != 0 } else { x % 2 == 0 };
+            let push = if step < 3_000 { !x.is_multiple_of(3) } else { x.is_multiple_of(2) };
             if push {
                 r.push_back(step);
                 d.push_back(step);
