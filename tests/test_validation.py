@@ -213,19 +213,25 @@ def test_same_seed_same_flows_different_seed_different():
     assert not a.equals(c)
 
 
-@pytest.mark.parametrize("topology,queue", [("leaf_spine", 225_000), ("star", 30_000)])
-def test_fifo_fast_path_matches_the_general_path(topology, queue):
+@pytest.mark.parametrize(
+    "topology,queue,ecn", [("leaf_spine", 225_000, None), ("star", 30_000, None), ("star", 60_000, 15_000)]
+)
+def test_fifo_fast_path_matches_the_general_path(topology, queue, ecn):
     # FIFO ports compute departures at arrival instead of scheduling a
-    # "serializer free" event per packet; the results must be identical,
-    # drops and all.
+    # "serializer free" event per packet, and keep their buffer count only
+    # as an upper bound until admission depends on it; the results must be
+    # identical: flows, drops, ECN marks and every port's statistics
+    # (including its maximum queue).
     import json
 
     from dcsim._core import Sim
     from dcsim.spec import engine_config_json
 
+    scheme = {"name": "tcp", "queue_bytes": queue}
+    if ecn is not None:
+        scheme.update(ecn=True, ecn_threshold_bytes=ecn)
     spec = Spec.model_validate(
-        {"topology": {"kind": topology}, "scheme": {"name": "tcp", "queue_bytes": queue},
-         "workload": {"flows": 800, "load": 0.7}, "seed": 5}
+        {"topology": {"kind": topology}, "scheme": scheme, "workload": {"flows": 800, "load": 0.7}, "seed": 5}
     )
     config = json.loads(engine_config_json(spec))
     out = []
@@ -236,10 +242,14 @@ def test_fifo_fast_path_matches_the_general_path(topology, queue):
             pass
         summary = json.loads(sim.summary_json())
         assert summary["conservation_holds"]
-        out.append((sim.drain(), summary["counters"]))
-    (fast, cf), (general, cg) = out
+        out.append((sim.drain(), summary["counters"], summary["ports"]))
+    (fast, cf, pf), (general, cg, pg) = out
     assert fast == general
     assert cf["dropped_pkts"] == cg["dropped_pkts"] and cf["packet_hops"] == cg["packet_hops"]
+    assert cf["marked_pkts"] == cg["marked_pkts"]
+    assert pf == pg
     assert cf["events"] < cg["events"]
     if queue < 100_000:
         assert cf["dropped_pkts"] > 0
+    if ecn is not None:
+        assert cf["marked_pkts"] > 0

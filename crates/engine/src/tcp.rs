@@ -338,12 +338,19 @@ mod tests {
         AckInfo { ackno, sack_lo: lo, sack_hi: hi, ts_echo: 0, ece: false }
     }
 
+    /// A sender of 100 segments that has sent its initial window at time 0,
+    /// and the segments it sent.
+    fn started(c: &TcpConfig) -> (TcpSender, Vec<u32>) {
+        let mut s = TcpSender::new(100, c);
+        let mut out = vec![];
+        s.fill(0, &mut out);
+        (s, out)
+    }
+
     #[test]
     fn slow_start_doubles_per_round() {
         let c = cfg();
-        let mut s = TcpSender::new(100, &c);
-        let mut out = vec![];
-        s.fill(0, &mut out);
+        let (mut s, mut out) = started(&c);
         assert_eq!(out, vec![0, 1, 2, 3]);
         out.clear();
         for a in 1..=4 {
@@ -357,9 +364,7 @@ mod tests {
     #[test]
     fn three_dupacks_retransmit_the_hole_once() {
         let c = cfg();
-        let mut s = TcpSender::new(100, &c);
-        let mut out = vec![];
-        s.fill(0, &mut out);
+        let (mut s, mut out) = started(&c);
         out.clear();
         // segment 0 lost; 1, 2, 3 arrive and are SACKed
         s.on_ack(10, ack(0, 1, 2), &c, &mut out);
@@ -384,9 +389,7 @@ mod tests {
     #[test]
     fn ecn_echo_halves_once_per_window() {
         let c = cfg();
-        let mut s = TcpSender::new(100, &c);
-        let mut out = vec![];
-        s.fill(0, &mut out);
+        let (mut s, mut out) = started(&c);
         s.cwnd = 10.0;
         s.ssthresh = 10.0;
         let ece = |a| AckInfo { ece: true, ..ack(a, 0, 0) };
