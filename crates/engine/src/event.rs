@@ -15,6 +15,7 @@
 //! event is two stores and a bit set; only the slot being served is
 //! sorted, and it holds a handful of events.
 
+use crate::slot::{Slot, Sorter, EMPTY, SLOT_CAP};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -78,6 +79,9 @@ struct Entry {
 
 const NO_ENTRY: Entry = Entry { time: Time::MAX, code: u64::MAX };
 
+/// No wheel slot: later than any.
+const NONE: u64 = u64::MAX;
+
 /// A wheel entry: a port event (`TxDone` or `LinkArrival`, the events of
 /// packets) in 32 bits whose order is its `(time, code)` order within a
 /// slot: the time within the slot, then the kind, then the port. Ports from
@@ -97,15 +101,6 @@ fn near_code(key: u32) -> u64 {
     ((key >> PORT_BITS & 1) as u64) << 62 | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
 
-/// The storage of one wheel slot: one cache line. Entries past the slot's
-/// count hold `EMPTY`, the largest key, so a sort can take a fixed number
-/// of entries without looking at the count (a branch that mispredicts).
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
-struct Slot([u32; SLOT_CAP]);
-
-const EMPTY: Slot = Slot([u32::MAX; SLOT_CAP]);
-
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
 const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
@@ -116,11 +111,6 @@ const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 /// go to the heap.
 const MIN_WHEEL_BITS: u32 = 6;
 const MAX_WHEEL_BITS: u32 = 12;
-/// Entries a wheel slot holds; more go to the heap. A slot is 16 ns and
-/// each busy link has one event pending, so more than a dozen are rare.
-const SLOT_CAP: usize = 16;
-const _: () = assert!(SLOT_CAP.is_power_of_two());
-
 pub struct Calendar {
     /// Absolute slot (time >> SLOT_BITS) being served, and its start time.
     cursor: u64,
@@ -136,16 +126,22 @@ pub struct Calendar {
     count: Vec<u8>,
     wheel_size: u64,
     mask: u64,
-    /// One bit per wheel slot (non-empty), and one bit per word of those.
+    /// One bit per wheel slot (non-empty).
     occupied: Vec<u64>,
-    summary: u64,
+    /// The next occupied wheel slot after the cursor (absolute; `NONE` if
+    /// none). It is found when a slot starts being served and lowered by
+    /// `schedule`, so moving to the next slot does not read the bitmap:
+    /// that read would wait for the bitmap stores of the events just
+    /// processed, the end of their whole chain of cache misses. A lowered
+    /// hint is a rare branch instead, which the CPU predicts and runs past.
+    hint: u64,
     /// Flow arrivals, timers, and port events beyond the wheel when they
     /// were scheduled or that found their slot full; `far_top` is the
     /// heap's least entry (`NO_ENTRY` if none), kept at hand because every
     /// pop compares with it.
     far: BinaryHeap<Reverse<Entry>>,
     far_top: Entry,
-    len: usize,
+    sorter: Sorter,
 }
 
 impl Default for Calendar {
@@ -176,16 +172,15 @@ impl Calendar {
             wheel_size: size,
             mask: size - 1,
             occupied: vec![0; (size / 64) as usize],
-            summary: 0,
+            hint: NONE,
             far: BinaryHeap::new(),
             far_top: NO_ENTRY,
-            len: 0,
+            sorter: Sorter::detect(),
         }
     }
 
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.len += 1;
         let code = event.code();
         if code >> 63 == 0 && (code >> 32 & INDEX_MASK) < WHEEL_PORTS {
             // A port event: into the wheel if its slot is within reach.
@@ -206,7 +201,9 @@ impl Calendar {
                         self.wheel.get_unchecked_mut(i).0[n] = key;
                         *self.count.get_unchecked_mut(i) = n as u8 + 1;
                         *self.occupied.get_unchecked_mut(i >> 6) |= 1 << (i & 63);
-                        self.summary |= 1 << (i >> 6);
+                        if slot < self.hint {
+                            self.hint = slot;
+                        }
                         return;
                     }
                 }
@@ -238,7 +235,6 @@ impl Calendar {
         }
         self.far.pop();
         self.far_top = self.far.peek().map_or(NO_ENTRY, |r| r.0);
-        self.len -= 1;
         Some((e.time, Event::decode(e.code)))
     }
 
@@ -259,7 +255,6 @@ impl Calendar {
                     return None;
                 }
                 self.head += 1;
-                self.len -= 1;
                 let port = key & (WHEEL_PORTS as u32 - 1);
                 return Some((time, if key >> PORT_BITS & 1 == 0 { Event::TxDone { port } } else { Event::LinkArrival { port } }));
             }
@@ -276,18 +271,10 @@ impl Calendar {
     /// wheel slot, or the far heap's first slot if that is earlier.
     #[inline]
     fn advance(&mut self) -> bool {
-        // Usually the next occupied slot is in the same word of the bitmap
-        // as the cursor's successor (a word covers 1 us) and comes before
-        // any far event: found with one load and a bit scan, inline.
-        let start = ((self.cursor + 1) & self.mask) as usize;
-        let bits = self.occupied[start >> 6] & (!0u64 << (start & 63));
-        if bits != 0 {
-            let i = (start & !63) | bits.trailing_zeros() as usize;
-            let next = self.cursor + 1 + (i - start) as u64;
-            if next <= self.far_top.time >> SLOT_BITS {
-                self.serve(next, i);
-                return true;
-            }
+        let next = self.hint;
+        if next <= self.far_top.time >> SLOT_BITS {
+            self.serve(next, (next & self.mask) as usize);
+            return true;
         }
         self.advance_slow()
     }
@@ -295,23 +282,20 @@ impl Calendar {
     #[cold]
     #[inline(never)]
     fn advance_slow(&mut self) -> bool {
-        if self.len == 0 {
+        if self.far_top == NO_ENTRY {
+            debug_assert!(self.hint == NONE && self.occupied.iter().all(|&w| w == 0));
             return false;
         }
+        // The heap's first event comes before the wheel's. Nothing in the
+        // wheel maps to its slot's storage (the wheel's entries are later
+        // and within one turn), and the hint stays right.
         let far_slot = self.far_top.time >> SLOT_BITS;
-        match self.next_occupied() {
-            Some(w) if w <= far_slot => self.serve(w, (w & self.mask) as usize),
-            _ => {
-                // Nothing in the wheel maps to this slot's storage (the
-                // wheel's entries are later and within one turn).
-                self.cursor = far_slot;
-                self.base = far_slot << SLOT_BITS;
-                self.wheel[self.at] = EMPTY;
-                self.at = (far_slot & self.mask) as usize;
-                self.head = 0;
-                self.end = 0;
-            }
-        }
+        self.cursor = far_slot;
+        self.base = far_slot << SLOT_BITS;
+        self.wheel[self.at] = EMPTY;
+        self.at = (far_slot & self.mask) as usize;
+        self.head = 0;
+        self.end = 0;
         true
     }
 
@@ -321,9 +305,6 @@ impl Calendar {
         self.cursor = next;
         self.base = next << SLOT_BITS;
         self.occupied[i >> 6] &= !(1 << (i & 63));
-        if self.occupied[i >> 6] == 0 {
-            self.summary &= !(1 << (i >> 6));
-        }
         // Its storage cannot be scheduled into until the cursor moves on
         // (that would take a slot a whole wheel ahead), so it is served
         // where it is. The slot left behind is emptied for its next turn.
@@ -331,27 +312,44 @@ impl Calendar {
         self.at = i;
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
-        sort_slot(&mut self.wheel[self.at].0, self.end);
+        self.sorter.sort(&mut self.wheel[self.at], self.end);
+        // Needed only when this slot is done: off the critical path.
+        self.hint = self.find_next();
     }
 
-    /// The next occupied wheel slot after the cursor, as an absolute slot.
-    fn next_occupied(&self) -> Option<u64> {
-        if self.summary == 0 {
-            return None;
-        }
+    /// The next occupied wheel slot after the cursor (absolute), or `NONE`.
+    /// Usually in the same word of the bitmap as the cursor's successor (a
+    /// word covers 1 us): one load and a bit scan.
+    #[inline(always)]
+    fn find_next(&self) -> u64 {
         let start = ((self.cursor + 1) & self.mask) as usize;
+        let bits = self.occupied[start >> 6] & (!0u64 << (start & 63));
+        if bits != 0 {
+            let i = (start & !63) | bits.trailing_zeros() as usize;
+            return self.cursor + 1 + (i - start) as u64;
+        }
+        self.next_occupied().unwrap_or(NONE)
+    }
+
+    /// The next occupied wheel slot after the cursor, as an absolute slot:
+    /// a scan of the occupancy words from the cursor on, wrapping around
+    /// (at most 64 words; this runs when the next event is not within the
+    /// cursor's word, at most once per 64 slots).
+    #[cold]
+    fn next_occupied(&self) -> Option<u64> {
+        let start = ((self.cursor + 1) & self.mask) as usize;
+        let words = self.occupied.len();
         let (w0, b0) = (start >> 6, start & 63);
-        let find_from = |w: usize, b: usize| -> Option<usize> {
-            let bits = self.occupied[w] & (!0u64 << b);
+        let found = (0..=words).find_map(|k| {
+            let w = (w0 + k) % words;
+            let mut bits = self.occupied[w];
+            if k == 0 {
+                bits &= !0u64 << b0;
+            } else if k == words {
+                bits &= !(!0u64 << b0); // the first word's bits before `start`
+            }
             (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
-        };
-        // the rest of the first word, then later words, then wrap around
-        let found = find_from(w0, b0)
-            .or_else(|| {
-                let later = if w0 + 1 < 64 { self.summary & (!0u64 << (w0 + 1)) } else { 0 };
-                (later != 0).then(|| find_from(later.trailing_zeros() as usize, 0)).flatten()
-            })
-            .or_else(|| find_from(self.summary.trailing_zeros() as usize, 0))?;
+        })?;
         let dist = (found as u64).wrapping_sub(self.cursor) & self.mask;
         Some(self.cursor + if dist == 0 { self.wheel_size } else { dist })
     }
@@ -361,60 +359,15 @@ impl Calendar {
         self.pop_until(Time::MAX)
     }
 
+    /// Events pending (counted: for tests and reports, not the hot path).
     pub fn len(&self) -> usize {
-        self.len
+        let wheel: usize = self.count.iter().map(|&n| n as usize).sum();
+        self.end - self.head + wheel + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.head == self.end && self.far_top == NO_ENTRY && self.occupied.iter().all(|&w| w == 0)
     }
-}
-
-/// Sort the first `n` entries of a slot (all distinct: no two pending
-/// events share a key). Entries arrive in random order, so a sort that
-/// branches on the data mispredicts on almost every entry (an insertion
-/// sort took most of the calendar's time). Up to four entries, the usual
-/// case, go through a fixed sorting network of min/max (no data-dependent
-/// branch); more are placed by rank, the number of smaller entries.
-#[inline]
-fn sort_slot(slot: &mut [u32; SLOT_CAP], n: usize) {
-    if n <= 4 {
-        // Entries from `n` on are EMPTY: they sort last and are never read.
-        debug_assert!(slot[n..].iter().all(|&k| k == u32::MAX));
-        let mut a = [slot[0], slot[1], slot[2], slot[3]];
-        let cswap = |a: &mut [u32; 4], i: usize, j: usize| {
-            let (x, y) = (a[i], a[j]);
-            a[i] = x.min(y);
-            a[j] = x.max(y);
-        };
-        cswap(&mut a, 0, 1);
-        cswap(&mut a, 2, 3);
-        cswap(&mut a, 0, 2);
-        cswap(&mut a, 1, 3);
-        cswap(&mut a, 1, 2);
-        slot[..4].copy_from_slice(&a);
-    } else {
-        rank_sort(&mut slot[..n]);
-    }
-    debug_assert!(slot[..n].windows(2).all(|w| w[0] < w[1]), "calendar keys must be distinct");
-}
-
-/// Sort by rank (see `sort_slot`). Out of line: rare, and its buffer would
-/// enlarge the stack frame of every call of `advance`.
-#[cold]
-#[inline(never)]
-fn rank_sort(v: &mut [u32]) {
-    let n = v.len();
-    debug_assert!(n <= SLOT_CAP);
-    if n < 2 {
-        return;
-    }
-    let mut out = [0u32; SLOT_CAP];
-    for &x in v.iter() {
-        let rank = v.iter().map(|&y| (y < x) as usize).sum::<usize>();
-        out[rank & (SLOT_CAP - 1)] = x;
-    }
-    v.copy_from_slice(&out[..n]);
 }
 
 #[cfg(test)]
@@ -482,25 +435,6 @@ mod tests {
                 }
             }
             assert_eq!(c.len(), reference.len());
-        }
-    }
-
-    #[test]
-    fn slots_sort_at_every_fill() {
-        let mut x = 99u32;
-        for n in 0..=SLOT_CAP {
-            for _ in 0..200 {
-                let mut slot = [0u32; SLOT_CAP];
-                for (k, e) in slot.iter_mut().enumerate() {
-                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                    // distinct keys in random order, EMPTY past `n`
-                    *e = if k < n { (x >> 1 & !0xf) | k as u32 } else { u32::MAX };
-                }
-                let mut want = slot[..n].to_vec();
-                want.sort();
-                sort_slot(&mut slot, n);
-                assert_eq!(&slot[..n], &want[..], "n = {n}");
-            }
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
 //! engine"): `time`, `packet`, `event` (the calendar), `topology`,
-//! `routing`, `port`, `ring`, `tcp`, `workload`, `metrics`, `prefetch`, and
+//! `slot` (a wheel slot and its sort), `routing`, `port`, `ring`, `tcp`, `workload`, `metrics`, `prefetch`, and
 //! `sim`, which owns all state of one run.
 
 pub mod bitset;
@@ -16,6 +16,7 @@ pub mod prefetch;
 pub mod ring;
 pub mod routing;
 pub mod sim;
+pub mod slot;
 pub mod tcp;
 pub mod time;
 pub mod topology;
