@@ -434,7 +434,11 @@ mod tests {
                     other => panic!("diverged: {other:?}"),
                 }
             }
-            assert_eq!(c.len(), reference.len());
+            // (`len` counts the whole wheel: not every round)
+            if round % 64 == 0 {
+                assert_eq!(c.len(), reference.len());
+            }
+            assert_eq!(c.is_empty(), reference.is_empty());
         }
     }
 
