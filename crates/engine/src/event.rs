@@ -104,8 +104,8 @@ fn near_code(key: u32) -> u64 {
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
 const SLOT_BITS: u32 = 14;
 const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
-/// The wheel has 2^6 .. 2^12 slots (a two-level bitmap of up to 64 x 64
-/// bits finds the next occupied one), sized to the simulation's horizon:
+/// The wheel has 2^6 .. 2^12 slots (a bitmap of up to 64 words finds the
+/// next occupied one), sized to the simulation's horizon:
 /// every packet event lands within one link's serialization, propagation
 /// and host delay. A small wheel stays in cache; events beyond it (timers)
 /// go to the heap.
@@ -333,8 +333,8 @@ impl Calendar {
 
     /// The next occupied wheel slot after the cursor, as an absolute slot:
     /// a scan of the occupancy words from the cursor on, wrapping around
-    /// (at most 64 words; this runs when the next event is not within the
-    /// cursor's word, at most once per 64 slots).
+    /// (at most 64 words; this runs only when the next occupied slot is not
+    /// in the cursor's word).
     #[cold]
     fn next_occupied(&self) -> Option<u64> {
         let start = ((self.cursor + 1) & self.mask) as usize;
@@ -379,6 +379,10 @@ mod tests {
         for horizon in [1, 1_000_000, 20_000_000, 1 << 40] {
             random_schedule_against_heap(Calendar::with_horizon(horizon));
         }
+        // and with the slot sorts of a CPU without AVX2 / AVX-512
+        let mut c = Calendar::with_horizon(20_000_000);
+        c.sorter = Sorter::scalar();
+        random_schedule_against_heap(c);
     }
 
     fn random_schedule_against_heap(mut c: Calendar) {
