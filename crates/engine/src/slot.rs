@@ -136,6 +136,19 @@ mod wide {
     use super::{max_lanes, Slot};
     use std::arch::x86_64::*;
 
+    /// The steps `(k, j)` of a bitonic sort of 8 lanes; 16 lanes take four
+    /// more, `(16, 8)` to `(16, 1)`.
+    macro_rules! steps_of_8 {
+        ($step:ident) => {
+            $step!(2, 1);
+            $step!(4, 2);
+            $step!(4, 1);
+            $step!(8, 4);
+            $step!(8, 2);
+            $step!(8, 1);
+        };
+    }
+
     /// The first 8 entries (the rest are `EMPTY`): six steps of a bitonic
     /// network in one 256-bit register, each a shuffle to the partner lane,
     /// a min, a max and a blend.
@@ -155,12 +168,7 @@ mod wide {
                 v = _mm256_blend_epi32::<{ max_lanes($k, $j) as i32 & 0xff }>(lo, hi);
             }};
         }
-        step!(2, 1);
-        step!(4, 2);
-        step!(4, 1);
-        step!(8, 4);
-        step!(8, 2);
-        step!(8, 1);
+        steps_of_8!(step);
         unsafe { _mm256_store_si256(p, v) };
     }
 
@@ -185,12 +193,7 @@ mod wide {
                 v = _mm512_mask_min_epu32(hi, const { !max_lanes($k, $j) }, v, w);
             }};
         }
-        step!(2, 1);
-        step!(4, 2);
-        step!(4, 1);
-        step!(8, 4);
-        step!(8, 2);
-        step!(8, 1);
+        steps_of_8!(step);
         step!(16, 8);
         step!(16, 4);
         step!(16, 2);
