@@ -1,11 +1,13 @@
 """The command line: runs, outputs, and clear errors on bad input."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+
 import pytest
 
 import dcsim
@@ -204,5 +206,7 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
     # every packet-hop is one event except flow arrivals and timers
     assert r["packet_hops"] <= r["events"] < 1.05 * r["packet_hops"]
     assert "runs             2" in out and "packet-hops" in out
+    # the header says which slot sort this CPU uses (speed differs by it)
+    assert re.search(r"calendar slot sort: (AVX-512 \+ AVX2|AVX2|AVX-512|scalar)\)", out)
     with pytest.raises(ValueError, match="repeat"):
         bench_main(flows=10, repeat=0)

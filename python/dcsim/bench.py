@@ -103,7 +103,12 @@ def main(flows: int = 20_000, load: float = 0.6, seed: int = 1, repeat: int = 1)
     """
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
-    print(f"dcsim benchmark on {platform.machine()} / {platform.processor() or platform.node()}, one core")
+    from ._core import SLOT_SORT
+
+    print(
+        f"dcsim benchmark on {platform.machine()} / {platform.processor() or platform.node()}, one core"
+        f" (calendar slot sort: {SLOT_SORT})"
+    )
     runs = [measure(flows, load, seed) for _ in range(repeat)]
     if len({(r["events"], r["packet_hops"]) for r in runs}) != 1:
         raise RuntimeError("benchmark runs differ in events processed: the engine is not deterministic")

@@ -57,6 +57,17 @@ impl Sorter {
         Sorter { avx2: false, avx512: false }
     }
 
+    /// The instructions used, for reports: "AVX-512 + AVX2", "AVX2",
+    /// "AVX-512" or "scalar".
+    pub fn name(self) -> &'static str {
+        match (self.avx512, self.avx2) {
+            (true, true) => "AVX-512 + AVX2",
+            (false, true) => "AVX2",
+            (true, false) => "AVX-512",
+            (false, false) => "scalar",
+        }
+    }
+
     /// Sort the first `n` keys of `slot` (distinct; `EMPTY` from `n` on).
     #[inline]
     pub fn sort(self, slot: &mut Slot, n: usize) {
@@ -264,6 +275,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn names_say_what_is_used() {
+        assert_eq!(Sorter::scalar().name(), "scalar");
+        assert_eq!(Sorter { avx2: true, avx512: true }.name(), "AVX-512 + AVX2");
     }
 
     #[test]
