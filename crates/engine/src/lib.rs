@@ -2,9 +2,9 @@
 //! transports. Pure Rust; the Python package drives it through bindings.
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
-//! engine"): `time`, `packet`, `event` (the calendar), `topology`,
-//! `slot` (a wheel slot and its sort), `routing`, `port`, `ring`, `tcp`, `workload`, `metrics`, `prefetch`, and
-//! `sim`, which owns all state of one run.
+//! engine"): `time`, `packet`, `event` (the calendar), `slot` (a wheel slot
+//! and its sort), `topology`, `routing`, `port`, `ring`, `tcp`, `workload`,
+//! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
 
 pub mod bitset;
 pub mod config;

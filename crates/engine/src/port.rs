@@ -98,8 +98,9 @@ pub struct Port {
     /// Low 32 bits of the packets sent (the rest in `tx_pkts_hi`).
     tx_pkts_lo: u32,
     pub limit_bytes: u64,
-    /// Mark CE on arrival when at least this many bytes are queued.
-    pub ecn_threshold: u64,
+    /// Mark CE on arrival when at least this many bytes are queued. Set
+    /// once, at construction: `settle_above` is derived from it.
+    ecn_threshold: u64,
     max_bytes: u64,
     drops: u64,
     drop_bytes: u64,

@@ -27,7 +27,7 @@ pub const SLOT_CAP: usize = 16;
 const _: () = assert!(SLOT_CAP == 16, "the wide networks sort 16 lanes");
 
 /// The storage of one wheel slot: one cache line. Entries past the slot's
-/// count hold `EMPTY.0[0]`, the largest key.
+/// count hold `u32::MAX`, the largest key (as in `EMPTY`).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Slot(pub [u32; SLOT_CAP]);
@@ -46,7 +46,10 @@ impl Sorter {
     pub fn detect() -> Sorter {
         #[cfg(target_arch = "x86_64")]
         {
-            Sorter { avx2: std::is_x86_feature_detected!("avx2"), avx512: std::is_x86_feature_detected!("avx512f") }
+            Sorter {
+                avx2: std::is_x86_feature_detected!("avx2"),
+                avx512: std::is_x86_feature_detected!("avx512f"),
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         Sorter::scalar()
