@@ -48,6 +48,7 @@ test-python: .stamp-build .stamp-chromium
 bench: .stamp-build
 	$(PY) -m dcsim bench --flows 20000 --repeat 3
 	$(PY) -m dcsim.bench_memory
+	$(PY) -m dcsim.bench_cli
 
 clean:
 	rm -rf $(VENV) target .stamp-build .stamp-chromium out

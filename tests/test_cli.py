@@ -139,8 +139,8 @@ def test_bad_spec_exits_2_with_one_clear_line(tmp_path, text, needle):
 @pytest.mark.parametrize(
     "cdf,needle",
     [
-        ("100 0\n50 0.5\n200 1\n", "not non-decreasing"),
-        ("100 0\n200 0.7\n150 0.6\n", "not non-decreasing"),
+        ("100 0\n50 0.5\n200 1\n", "row 2: the size column decreases (100 then 50)"),
+        ("100 0\n200 0.7\n250 0.6\n", "row 3: the cdf column decreases (0.7 then 0.6)"),
         ("100 0\n200 0.9\n", "must end at 1"),
         ("100 0\n200 x\n", "expected two numbers"),
         ("-5 0\n200 1\n", "size must be >= 0"),
@@ -210,3 +210,92 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
     assert re.search(r"calendar slot sort: (AVX-512 \+ AVX2|AVX2|AVX-512|scalar)\)", out)
     with pytest.raises(ValueError, match="repeat"):
         bench_main(flows=10, repeat=0)
+
+
+def _one_clean_line(r, needle):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert needle in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_bad_options_and_outputs_fail_before_simulating(tmp_path):
+    spec = ROOT / "examples" / "leaf_spine_web_search.toml"
+    sweep = ROOT / "examples" / "sweep_tcp_load.toml"
+    a_file = tmp_path / "file"
+    a_file.write_text("keep me")
+    # 10^6 flows would take minutes: each error must come first
+    big = ["--flows", 1_000_000]
+    _one_clean_line(dcsim_cli("run", spec, "--out", a_file, "--force", *big), "exists and is not a directory")
+    assert a_file.read_text() == "keep me"
+    _one_clean_line(dcsim_cli("run", spec, "--out", "/proc/dcsim-test/x", *big), "cannot create it")
+    _one_clean_line(dcsim_cli("sweep", sweep, "--out", "/proc/dcsim-test", "--set", "workload.flows=1000000"),
+                    "cannot create it")
+    _one_clean_line(dcsim_cli("sweep", sweep, "--out", tmp_path / "o", "--jobs", -3), "--jobs: needs at least 1")
+    _one_clean_line(dcsim_cli("reproduce", "pfabric-fig8-9-tcp", "--out", tmp_path / "o", "-j", 0), "--jobs")
+    _one_clean_line(dcsim_cli("sweep", sweep, "--out", tmp_path / "o", "--jobs", "many"), "'many' is not a valid")
+    _one_clean_line(dcsim_cli("run", spec), "Missing option '--out'")
+    _one_clean_line(dcsim_cli("run", spec, "--out", tmp_path / "o", "--flows", 0), "--flows: must be at least 1")
+    _one_clean_line(dcsim_cli("run", sweep, "--out", tmp_path / "o"), "is a sweep file")
+    _one_clean_line(dcsim_cli("sweep", spec, "--out", tmp_path / "o"), "is a spec file, not a sweep file")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "sets,needle",
+    [
+        (["workload.lod=0.5"], "workload.lod: unknown field (did you mean 'load'?)"),
+        (["wrkload.load=0.5"], "wrkload: unknown field (did you mean 'workload'?)"),
+        (["topology.kind=fat-tree"], "unknown topology 'fat-tree' (did you mean 'fat_tree'?)"),
+        (["routing.load_balancing=ecpm"], "got 'ecpm' (did you mean 'ecmp'?)"),
+        (["topology.levaes=3"], "topology.levaes: unknown field (did you mean 'leaves'?)"),
+    ],
+)
+def test_unknown_names_suggest_the_closest(tmp_path, sets, needle):
+    args = [a for s in sets for a in ("--set", s)]
+    _one_clean_line(dcsim_cli("run", ROOT / "examples" / "leaf_spine_web_search.toml", "--out", tmp_path / "o", *args),
+                    needle)
+
+
+def test_a_kind_change_applies_first_and_says_what_it_dropped(tmp_path):
+    spec = ROOT / "examples" / "leaf_spine_web_search.toml"
+    for order in (["topology.k=4", "topology.kind=fat_tree"], ["topology.kind=fat_tree", "topology.k=4"]):
+        out = tmp_path / "-".join(order)
+        r = dcsim_cli("run", spec, "--out", out, "--flows", 20, "-q", *[a for s in order for a in ("--set", s)])
+        assert r.returncode == 0, r.stderr
+        s = json.loads((out / "summary.json").read_text())
+        assert s["spec"]["topology"] == {"kind": "fat_tree", "k": 4, "host_rate_gbps": 10.0, "fabric_rate_gbps": 10.0,
+                                         "host_link_delay_us": 2.7, "fabric_link_delay_us": 0.2}
+        assert "topology.kind = 'fat_tree' replaces 'leaf_spine': dropped topology.leaves, topology.spines" in r.stderr
+    # a scheme section without `name` is the default scheme: naming it drops nothing
+    r = dcsim_cli("run", spec, "--out", tmp_path / "same", "--flows", 20, "-q", "--set", "scheme.name=tcp")
+    assert r.returncode == 0 and "dropped" not in r.stderr
+
+
+def test_flows_takes_the_first_flows_of_a_trace_and_the_summary_says_so(tmp_path):
+    spec = ROOT / "examples" / "star_trace.toml"
+    r = dcsim_cli("run", spec, "--out", tmp_path / "three", "--flows", 3, "-q")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "three" / "summary.json").read_text())
+    flows = pd.read_parquet(tmp_path / "three" / "flows.parquet")
+    assert s["flows_total"] == 3 == len(flows) and s["spec"]["workload"]["flows"] == 3
+    assert sorted(flows.flow_id) == [0, 1, 2]
+    r = dcsim_cli("run", spec, "--out", tmp_path / "all", "-q")
+    s = json.loads((tmp_path / "all" / "summary.json").read_text())
+    assert s["flows_total"] == 9 and s["spec"]["workload"]["flows"] is None
+    # more than the trace holds: all of it, and the summary says how many ran
+    r = dcsim_cli("run", spec, "--out", tmp_path / "more", "--flows", 100, "-q")
+    assert json.loads((tmp_path / "more" / "summary.json").read_text())["flows_total"] == 9
+
+
+def test_unfinished_flows_are_rows_of_flows_parquet(tmp_path):
+    spec = ROOT / "examples" / "leaf_spine_web_search.toml"
+    r = dcsim_cli("run", spec, "--out", tmp_path / "o", "--flows", 300, "--set", "run.stop_time_s=0.005")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    flows = pd.read_parquet(tmp_path / "o" / "flows.parquet")
+    left = flows[flows.finish_s.isna()]
+    assert s["status"] == "stopped" and len(left) == s["counters"]["flows_started"] - s["flows_finished"] > 0
+    assert (left.delivered_bytes < left.size_bytes).all() and (left.start_s < 0.005).all()
+    assert f"flows.parquet lists the {len(left)} that started" in r.stderr
+    assert "unfinished" in r.stdout.splitlines()[1]  # the table's column
+    assert s["stats"]["by_size"][-1]["unfinished"] == len(left)

@@ -100,23 +100,32 @@ def test_report_loads_in_a_browser_with_every_figure_decoded(tiny_figure_dir, tm
     run_sweep(Sweep("plain", {"topology": {"kind": "star"}, "workload": {"flows": 40}}, {"seed": [1, 2]}),
               sweep_dir, jobs=1, quiet=True)
     shutil.copytree(out, tmp_path / "root" / "figure")
+    # and a single run
+    from dcsim.simulate import run_to_dir
+    from dcsim.spec import Spec
+
+    run_to_dir(Spec.model_validate({"name": "lone", "topology": {"kind": "star"}, "workload": {"flows": 60}}),
+               tmp_path / "root" / "run", quiet=True)
     page = report.write(tmp_path / "root")
     text = page.read_text()
     for key in [p["point"]["key"] for p in load_points(tmp_path / "root" / "figure")]:
         assert key in text  # the spec of every point
     assert "Against the paper" in text and "Versions" in text and "Sweep plain" in text
+    assert "Run lone" in text
+    # the points of a sweep are not listed as single runs
+    assert text.count("<h2>Run ") == 1
     dom = _chromium_dom(page)
     import re
 
     m = re.search(r'data-images-ok="(\d+)" data-images-total="(\d+)"', dom)
     assert m, dom[:500]
     ok, total = int(m.group(1)), int(m.group(2))
-    assert total >= 1 and ok == total
+    assert total >= 2 and ok == total  # the figure's plot and the run's
 
 
 def test_report_of_nothing_exits_2(tmp_path):
     r = cli("report", tmp_path)
-    assert r.returncode == 2 and "holds no sweep or figure results" in r.stderr
+    assert r.returncode == 2 and "holds no results" in r.stderr
 
 
 def test_sweep_through_a_dask_cluster_matches_the_local_pool(tmp_path):
@@ -136,3 +145,40 @@ def test_sweep_through_a_dask_cluster_matches_the_local_pool(tmp_path):
         a = (tmp_path / "dask" / "points" / p.key / "flows.parquet").read_bytes()
         b = (tmp_path / "local" / "points" / p.key / "flows.parquet").read_bytes()
         assert a == b
+
+
+def test_panels_use_the_papers_y_ranges_and_mark_points_off_the_scale():
+    import matplotlib.pyplot as plt
+
+    fig = figures.get("pfabric-fig8-9-tcp")
+    rows = []
+    for facet in fig.facets:
+        for x, big in ((0.2, 4.0), (0.8, 42.0)):
+            rows.append({"facet": facet, "series": "tcp", "x": x, **{p.key: big for p in fig.panels}})
+    figure = figures.draw(fig, pd.DataFrame(rows))
+    axes = figure.axes
+    by_title = {ax.get_title(): ax for ax in axes}
+    small_p99 = next(ax for t, ax in by_title.items() if t.startswith("Web search") and "99th" in t)
+    assert small_p99.get_ylim() == (0, 10)
+    assert "paper: TCP-DropTail > 10" in small_p99.get_title()
+    # 42 is off the 0-10 scale: a triangle on the edge and its value
+    assert [t.get_text() for t in small_p99.texts] == ["42"]
+    web_large = next(ax for t, ax in by_title.items() if t.startswith("Web search") and "10MB, inf" in t)
+    mining_large = next(ax for t, ax in by_title.items() if t.startswith("Data mining") and "10MB, inf" in t)
+    assert web_large.get_ylim() == (0, 25) and mining_large.get_ylim() == (0, 10)
+    overall = next(ax for t, ax in by_title.items() if "all flows" in t)
+    assert overall.get_ylim()[1] >= 42  # no range in the paper's text: autoscaled
+    plt.close(figure)
+
+
+def test_reproduce_prints_the_comparison_with_the_paper(tiny_figure_dir, capsys):
+    from dcsim.cli import _print_comparison
+
+    out, _ = tiny_figure_dir
+    _print_comparison(out)
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0] == "tiny-test-figure (quick mode) against the paper"
+    assert lines[1].split() == ["where", "panel", "paper", "dcsim", "(x:", "value)", "verdict"]
+    assert "web_search / small_p99" in lines[2] and ">= 10" in lines[2] and "0.3: " in lines[2]
+    assert all(ln.rstrip().endswith(("consistent", "points")) for ln in lines[2:])

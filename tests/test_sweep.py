@@ -179,3 +179,71 @@ def test_interrupted_sweep_resumes_to_the_same_results(tmp_path, how):
     clean = tmp_path / "clean"
     assert cli("sweep", sweep_file, "--out", clean, "-j", "2", "-q").returncode == 0
     assert _flows_bytes(out) == _flows_bytes(clean)
+
+
+def _alive(pid: int) -> bool:
+    """A process that still runs (a zombie waiting to be reaped does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_workers_end_when_the_main_process_is_killed(tmp_path, command):
+    # SIGKILL of the main process alone (not its group): the workers must
+    # not simulate on under PID 1.
+    if command == "sweep":
+        sweep_file = write_sweep(tmp_path, {"seed": [1, 2, 3, 4]}, spec={"workload.flows": 200_000}, name="long")
+        args = ["sweep", str(sweep_file)]
+    else:
+        args = ["reproduce", "pfabric-fig8-9-tcp", "--quick"]
+    proc = subprocess.Popen([sys.executable, "-m", "dcsim", *args, "--out", str(tmp_path / "out"), "-j", "2", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    t0 = time.time()
+    workers: list[int] = []
+    while len(workers) < 2 and time.time() - t0 < 60:
+        assert proc.poll() is None, proc.communicate()
+        workers = [p for p in _children(proc.pid) if _alive(p)]
+        time.sleep(0.1)
+    assert len(workers) == 2, "the pool did not start"
+    time.sleep(0.5)  # the workers are simulating now
+    proc.kill()
+    proc.wait()
+    t0 = time.time()
+    while any(_alive(p) for p in workers) and time.time() - t0 < 10:
+        time.sleep(0.1)
+    survivors = [p for p in workers if _alive(p)]
+    for p in survivors:  # do not leave them running if the test fails
+        os.kill(p, signal.SIGKILL)
+    assert not survivors, "pool workers outlived the killed main process"
+
+
+def test_results_follow_the_umask(tmp_path):
+    sweep_file = write_sweep(tmp_path, {"seed": [1]})
+    spec = ROOT / "examples" / "star_trace.toml"
+    for mask, mode in ((0o022, 0o755), (0o077, 0o700), (0o002, 0o775)):
+        out = tmp_path / f"m{mask:o}"
+        run = subprocess.run(f"umask {mask:03o} && {sys.executable} -m dcsim run {spec} --out {out}/run -q && "
+                             f"{sys.executable} -m dcsim sweep {sweep_file} --out {out}/sweep -q",
+                             shell=True, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        key = next((out / "sweep" / "points").iterdir())
+        for d in (out / "run", out / "sweep", out / "sweep" / "points", key):
+            assert d.stat().st_mode & 0o777 == mode, (d, oct(d.stat().st_mode))
+        assert (out / "run" / "flows.parquet").stat().st_mode & 0o777 == mode & 0o666

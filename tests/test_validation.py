@@ -200,9 +200,20 @@ def test_stop_time_reports_unfinished_flows(write_trace, capsys):
     df = dcsim.run(spec)
     s = df.attrs["summary"]
     assert s["status"] == "stopped"
-    assert s["unfinished_flows"] == 1 and len(df) == 1
+    assert s["unfinished_flows"] == 1 and len(df) == 2
     assert s["conservation_holds"]
-    assert "1 of 2 flows did not finish" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "1 of 2 flows did not finish" in err and "the returned table lists the 1" in err
+    assert "flows.parquet" not in err  # the API writes no file
+    # the unfinished flow is kept: its start, size and what arrived, no finish
+    big = df.set_index("flow_id").loc[0]
+    assert math.isnan(big.finish_s) and math.isnan(big.slowdown) and big.start_s == 0
+    # in 1 ms at 10 Gb/s at most 1.25 MB can arrive; TCP gets most of it
+    assert 300_000 < big.delivered_bytes <= 1_250_000 and big.delivered_bytes % 1460 == 0
+    # the statistics are over finished flows; the unfinished one is counted
+    table = dcsim.slowdown_by_size(df)
+    assert table.loc["all", "flows"] == 1 and table.loc["all", "unfinished"] == 1
+    assert table.loc["(10MB, inf]", "unfinished"] == 0 and table.loc["(100KB, 10MB]", "unfinished"] == 1
 
 
 def test_same_seed_same_flows_different_seed_different():

@@ -4,25 +4,50 @@
     spec = dcsim.load_spec("examples/leaf_spine_web_search.toml")
     flows = dcsim.run(spec)                  # one row per flow
     dcsim.slowdown_by_size(flows)            # mean / p99 slowdown per size bin
+
+The public names are imported on first use, so that the command line
+(`dcsim --help`, `dcsim list`) does not pay for pandas and the engine.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from .errors import SpecError  # noqa: E402
-from .spec import Spec, load_spec, spec_from_dict  # noqa: E402
-from .simulate import run, run_to_dir, read_flows, generated_flows  # noqa: E402
-from .metrics import slowdown_by_size, PAPER_BINS  # noqa: E402
+#: public name -> module that defines it
+_EXPORTS = {
+    "SpecError": "errors",
+    "Spec": "spec",
+    "load_spec": "spec",
+    "spec_from_dict": "spec",
+    "run": "simulate",
+    "run_to_dir": "simulate",
+    "read_flows": "simulate",
+    "generated_flows": "simulate",
+    "slowdown_by_size": "metrics",
+    "summarize": "metrics",
+    "PAPER_BINS": "metrics",
+}
 
-__all__ = [
-    "Spec",
-    "SpecError",
-    "load_spec",
-    "spec_from_dict",
-    "run",
-    "run_to_dir",
-    "read_flows",
-    "generated_flows",
-    "slowdown_by_size",
-    "PAPER_BINS",
-    "__version__",
-]
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # for editors and type checkers
+    from .errors import SpecError
+    from .metrics import PAPER_BINS, slowdown_by_size, summarize
+    from .simulate import generated_flows, read_flows, run, run_to_dir
+    from .spec import Spec, load_spec, spec_from_dict

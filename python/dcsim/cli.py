@@ -10,7 +10,8 @@ import typer
 
 from .errors import SpecError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="dcsim: datacenter transport simulator")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="dcsim: datacenter transport simulator")
 
 
 def _version(value: bool) -> None:
@@ -35,6 +36,10 @@ def fail(msg: str) -> None:
     raise typer.Exit(2)
 
 
+def note(msg: str) -> None:
+    print(f"dcsim: note: {msg}", file=sys.stderr)
+
+
 def _overrides(sets: List[str], seed: Optional[int], flows: Optional[int]) -> dict:
     from .spec import parse_value
 
@@ -43,12 +48,23 @@ def _overrides(sets: List[str], seed: Optional[int], flows: Optional[int]) -> di
         if "=" not in s:
             fail(f"--set expects key=value, got {s!r}")
         k, v = s.split("=", 1)
+        if not k.strip() or any(not part for part in k.strip().split(".")):
+            fail(f"--set: {k.strip()!r} is not a field name (use section.field=value)")
         out[k.strip()] = parse_value(v.strip())
     if seed is not None:
+        if not 0 <= seed < 2**63:
+            fail(f"--seed: must be in 0..2^63-1, got {seed}")
         out["seed"] = seed
     if flows is not None:
+        if flows < 1:
+            fail(f"--flows: must be at least 1, got {flows}")
         out["workload.flows"] = flows
     return out
+
+
+def _check_jobs(jobs: Optional[int]) -> None:
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs: needs at least 1 worker, got {jobs}")
 
 
 @app.command()
@@ -56,32 +72,79 @@ def run(
     spec: Path = typer.Argument(..., help="spec file (TOML)"),
     out: Path = typer.Option(..., "--out", "-o", help="output directory (flows.parquet, summary.json)"),
     seed: Optional[int] = typer.Option(None, help="override the spec's seed"),
-    flows: Optional[int] = typer.Option(None, help="override workload.flows"),
+    flows: Optional[int] = typer.Option(None, help="override workload.flows (a trace: its first N flows)"),
     set_: List[str] = typer.Option([], "--set", help="override any field: --set workload.load=0.3"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar and no results table"),
     force: bool = typer.Option(False, help="replace an existing output directory"),
 ) -> None:
-    """Run one experiment."""
+    """Run one experiment; print slowdown by flow size, drops and timeouts."""
+    from .show import print_run
     from .simulate import run_to_dir
     from .spec import load_spec
 
+    overrides = _overrides(set_, seed, flows)
+    notes: list[str] = []
     try:
-        s = load_spec(spec, _overrides(set_, seed, flows))
-        summary = run_to_dir(s, out, quiet=quiet, force=force)
+        s = load_spec(spec, overrides, notes)
+        for n in notes:
+            note(n)
+        summary = run_to_dir(s, out, quiet=quiet, force=force, overrides=overrides)
     except SpecError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         print("dcsim: interrupted; nothing was written", file=sys.stderr)
         raise typer.Exit(130)
     if not quiet:
-        print(
-            f"{summary['flows_finished']}/{summary['flows_total']} flows, "
-            f"{summary['sim_time_s'] * 1e3:.2f} ms simulated in {summary['wall_time_s']:.2f} s "
-            f"({summary['packet_hops_per_s'] / 1e6:.1f} M packet-hops/s) -> {out}",
-            file=sys.stderr,
-        )
+        print_run(summary)
+        print(f"results: {out}/flows.parquet, {out}/summary.json", file=sys.stderr)
     if not summary["conservation_holds"]:
         raise typer.Exit(1)
+
+
+@app.command()
+def show(
+    directory: Path = typer.Argument(..., help="a run, a sweep point (SWEEP/points/KEY), or a sweep/figure directory"),
+    bins: Optional[str] = typer.Option(None, help="size-bin edges, e.g. 0,10KB,100KB,1MB,inf (default: the papers')"),
+) -> None:
+    """Print slowdown by flow size, drops and timeouts of finished results."""
+    from . import bins as bins_mod
+    from .show import show as show_dir
+
+    try:
+        show_dir(directory, bins_mod.parse(bins) if bins else None)
+    except SpecError as e:
+        fail(str(e))
+
+
+@app.command("spec")
+def spec_(
+    spec_file: Optional[Path] = typer.Argument(None, help="a spec file: print it resolved (defaults filled in)"),
+    schema: bool = typer.Option(False, "--schema", help="print the JSON Schema of spec files (for editors)"),
+    markdown: bool = typer.Option(False, "--markdown", help="print the spec reference (docs/spec.md)"),
+    set_: List[str] = typer.Option([], "--set", help="override a field before resolving"),
+) -> None:
+    """The spec reference: JSON Schema, docs/spec.md, or a spec resolved."""
+    if sum([schema, markdown, spec_file is not None]) != 1:
+        fail("give exactly one of --schema, --markdown or a SPEC file")
+    if schema or markdown:
+        from . import specdoc
+
+        print(specdoc.schema() if schema else specdoc.markdown())
+        return
+    import json
+
+    from .spec import load_spec
+
+    notes: list[str] = []
+    try:
+        s = load_spec(spec_file, _overrides(set_, None, None), notes)
+    except SpecError as e:
+        fail(str(e))
+    for n in notes:
+        note(n)
+    print(json.dumps(s.model_dump(mode="json"), indent=2))
 
 
 @app.command()
@@ -97,11 +160,14 @@ def sweep(
     from .runner import run_sweep
     from .sweep import load_sweep
 
+    _check_jobs(jobs)
     try:
         sw = load_sweep(sweep_file, _overrides(set_, None, None))
         result = run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet)
     except SpecError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         _interrupted(out)
     _sweep_exit(result)
@@ -147,7 +213,9 @@ def reproduce(
 
     if quick and full:
         fail("--quick and --full exclude each other")
+    _check_jobs(jobs)
     try:
+        figures.get(name)
         result, _ = figures.reproduce(name, out, mode="full" if full else "quick", jobs=jobs,
                                       scheduler=scheduler, quiet=quiet)
         if report:
@@ -155,47 +223,83 @@ def reproduce(
             print(f"report: {page}", file=sys.stderr)
     except SpecError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         _interrupted(out)
     print(f"figure: {out / (name + '.png')}", file=sys.stderr)
+    _print_comparison(out)
     _sweep_exit(result)
+
+
+def _print_comparison(out: Path) -> None:
+    """The figure's comparison with the paper (from figure.json)."""
+    import json
+
+    from .figures import COMPARISON_HEADERS, comparison_rows
+    from .show import render
+
+    info = json.loads((out / "figure.json").read_text())
+    if not info["paper"]:
+        print("the paper states no numbers for this figure", file=sys.stderr)
+        return
+    render(f"{info['figure']} ({info['mode']} mode) against the paper", COMPARISON_HEADERS,
+           comparison_rows(info["paper"]), align="lllll")
 
 
 @app.command()
 def report(
-    directory: Path = typer.Argument(..., help="a sweep or figure directory (or a folder of them)"),
+    directory: Path = typer.Argument(..., help="a run, sweep or figure directory (or a folder of them)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file (default DIR/report.html)"),
 ) -> None:
-    """Write a self-contained HTML report of the figures and sweeps under DIR."""
+    """Write a self-contained HTML report of the runs, figures and sweeps under DIR."""
     from .report import write
 
     try:
         page = write(directory, out)
     except SpecError as e:
         fail(str(e))
+    except OSError as e:
+        fail(f"report: cannot write {e.filename or out}: {e.strerror or e}")
     print(page)
 
 
 @app.command("list")
 def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | workloads | figures")) -> None:
-    """Name the topologies, schemes, workloads and figures."""
+    """Name the topologies, schemes, workloads and figures; `list schemes`
+    also gives each scheme's parameters, defaults and their sources."""
+    import json
+    import shutil
+    import textwrap
+    from importlib import resources
+
     from .figures import REGISTRY
-    from .spec import SCHEMES, TOPOLOGIES
     from .workloads import SHIPPED
 
+    # Topologies and schemes come from the catalog generated from the spec
+    # models (python -m dcsim.specdoc), so listing does not import pydantic.
+    cat = json.loads(resources.files("dcsim.data").joinpath("catalog.json").read_text())
     sections = {
-        "topologies": [(k, (m.__doc__ or "").strip().splitlines()[0]) for k, m in TOPOLOGIES.items()],
-        "schemes": [(k, (m.__doc__ or "").strip().splitlines()[0]) for k, m in SCHEMES.items()],
-        "workloads": [(w.name, f"{w.description} [{w.source}]") for w in SHIPPED.values()],
-        "figures": [(f.name, f"{f.title} [{f.source}]") for f in REGISTRY.values()],
+        "topologies": [(t["name"], t["doc"], []) for t in cat["topologies"]],
+        "schemes": [(t["name"], t["doc"], t["fields"]) for t in cat["schemes"]],
+        "workloads": [(w.name, f"{w.description} [{w.source}]", []) for w in SHIPPED.values()],
+        "figures": [(f.name, f"{f.title} [{f.source}]", []) for f in REGISTRY.values()],
     }
     if what is not None and what not in sections:
         fail(f"unknown list {what!r} (allowed: {', '.join(sections)})")
+    width = max(shutil.get_terminal_size((100, 24)).columns, 60)
+    key_w = max(len(k) for items in sections.values() for k, _, _ in items) + 2
+    indent = " " * (2 + key_w)
     for name, items in sections.items():
-        if what in (None, name):
-            print(f"{name}:")
-            for k, d in items:
-                print(f"  {k:28s} {d}")
+        if what not in (None, name):
+            continue
+        print(f"{name}:")
+        for k, d, params in items:
+            print(textwrap.fill(d, width, initial_indent=f"  {k:{key_w}s}", subsequent_indent=indent))
+            if what == "schemes":  # each scheme's parameters, in full
+                for p in params:
+                    text = f"{p['field']} = {p['default']}: {p['meaning']}" + (f" [{p['source']}]" if p["source"] else "")
+                    print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      "))
 
 
 @app.command()
@@ -211,12 +315,36 @@ def bench(
     bench_main(flows=flows, load=load, seed=seed, repeat=repeat)
 
 
+def _click_class(name: str) -> type:
+    """A class of the click that typer uses (its own vendored copy in
+    recent versions, click itself in older ones), found from a class typer
+    exports."""
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
 def main() -> None:
+    """The entry point. Usage errors (a bad option value, a missing
+    argument) end with one line and exit status 2, like every other bad
+    input; help and `--version` as usual."""
+    usage_error = _click_class("UsageError")
     try:
-        app()
+        rc = app(standalone_mode=False)
+    except usage_error as e:
+        if type(e).__name__ == "NoArgsIsHelpError" and e.ctx is not None:
+            print(e.ctx.get_help(), file=sys.stderr)
+            sys.exit(2)
+        cmd = e.ctx.command_path if e.ctx is not None else "dcsim"
+        print(f"dcsim: error: {e.format_message()} (see {cmd} --help)", file=sys.stderr)
+        sys.exit(2)
     except KeyboardInterrupt:
         print("dcsim: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Exception as e:  # click's Abort (Ctrl-C at a prompt) is not an Exception subclass we export
+        if type(e).__name__ == "Abort":
+            print("dcsim: interrupted", file=sys.stderr)
+            sys.exit(130)
+        raise
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":

@@ -9,16 +9,21 @@ paper reports for it.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-import numpy as np
-import pandas as pd
-
+from .bins import PAPER_BINS
 from .errors import SpecError
-from .metrics import PAPER_BINS, slowdown_by_size
-from .sweep import Sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .sweep import Sweep
+
+# pandas, numpy and matplotlib are imported where a figure is computed or
+# drawn, so that listing the registry (`dcsim list`) stays fast.
 
 
 @dataclass(frozen=True)
@@ -41,12 +46,12 @@ class PaperBound:
     facet: Any
     panel: str  # Panel.key
     series: Any
-    low: float = -np.inf
-    high: float = np.inf
+    low: float = -math.inf
+    high: float = math.inf
     claim: str = ""
 
     def check(self, values: Sequence[float]) -> str:
-        inside = [self.low <= v <= self.high for v in values if np.isfinite(v)]
+        inside = [self.low <= v <= self.high for v in values if math.isfinite(v)]
         if not inside:
             return "no data"
         if all(inside):
@@ -82,8 +87,17 @@ class Figure:
     bins: tuple = PAPER_BINS
     paper: tuple = field(default_factory=tuple)
     notes: str = ""
+    #: The paper's y-axis range of a panel, so our curves can be laid over
+    #: the paper's: keyed by panel key, or "facet/panel key" where the
+    #: facets differ. Panels the paper's text gives no range for autoscale.
+    ylims: dict = field(default_factory=dict)
+
+    def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
+        return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
 
     def sweep(self, mode: str) -> Sweep:
+        from .sweep import Sweep
+
         m = self.mode(mode)
         base = json.loads(json.dumps(self.base))
         base.setdefault("workload", {})["flows"] = m.flows
@@ -151,8 +165,16 @@ register(
         notes=(
             "The paper gives TCP-DropTail only as curves; the bounds above are what its axes and captions "
             "state. Quick mode runs 2,500 flows per point (the paper: 100,000), so the >10MB bin holds "
-            "few flows and is noisy."
+            "few flows and is noisy. Y ranges are the camera-ready Figs. 8-9's (0-10, web search large "
+            "flows 0-25); the paper's text gives none for Fig. 7 or the medium bin. Points above a panel's "
+            "range are drawn at its top edge with their value."
         ),
+        ylims={
+            "small_mean": (0, 10),
+            "small_p99": (0, 10),
+            "web_search/large_mean": (0, 25),
+            "data_mining/large_mean": (0, 10),
+        },
     )
 )
 
@@ -175,6 +197,9 @@ def _param(params: dict, field: str, spec: dict) -> Any:
 def compute(fig: Figure, out: Path) -> pd.DataFrame:
     """One row per (facet, series, x): each panel's statistic, averaged over
     seeds, plus flows and wall time."""
+    import pandas as pd
+
+    from .metrics import slowdown_by_size
     from .runner import load_points, point_dir
 
     rows = []
@@ -193,7 +218,7 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
             "drop_rate": s["counters"]["dropped_pkts"] / max(s["counters"]["data_pkts"], 1),
         }
         for p in fig.panels:
-            row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else np.nan
+            row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else math.nan
         rows.append(row)
     if not rows:
         raise SpecError(f"{out}: no complete points to draw")
@@ -216,14 +241,39 @@ def compare(fig: Figure, table: pd.DataFrame) -> list[dict]:
             "panel": b.panel,
             "series": b.series,
             "claim": b.claim,
-            "paper_range": [b.low if np.isfinite(b.low) else None, b.high if np.isfinite(b.high) else None],
+            "paper_range": [b.low if math.isfinite(b.low) else None, b.high if math.isfinite(b.high) else None],
             "ours": ours,
             "verdict": b.check(list(ours.values())),
         })
     return out
 
 
+def _bound_text(b: PaperBound, fig: Figure) -> str:
+    name = fig.series_labels.get(b.series, b.series)
+    if math.isfinite(b.low) and math.isfinite(b.high):
+        return f"paper: {name} in [{b.low:g}, {b.high:g}]"
+    return f"paper: {name} {'>' if math.isfinite(b.low) else '<'} {b.low if math.isfinite(b.low) else b.high:g}"
+
+
 def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
+    """Draw the figure (see `draw`) to PNG and SVG beside `path`."""
+    import matplotlib.pyplot as plt
+
+    figure = draw(fig, table)
+    paths = [path.with_suffix(".png"), path.with_suffix(".svg")]
+    figure.savefig(paths[0], dpi=130)
+    figure.savefig(paths[1])
+    plt.close(figure)
+    return paths
+
+
+def draw(fig: Figure, table: pd.DataFrame):
+    """The figure like the paper's: one row of panels per facet, one line
+    per series, the paper's y range where it gives one. What the paper
+    states about a panel goes in the panel's title (so no label sits on a
+    line or a point) and its bound is drawn as a gray line; a point above
+    the panel's range is drawn on the top edge as a triangle with its
+    value. Returns the matplotlib figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -231,47 +281,69 @@ def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
 
     facets = [f for f in fig.facets if f in set(table.facet)]
     n_rows, n_cols = len(facets), len(fig.panels)
-    figure, axes = plt.subplots(n_rows, n_cols, figsize=(3.1 * n_cols, 2.8 * n_rows), squeeze=False,
+    figure, axes = plt.subplots(n_rows, n_cols, figsize=(3.2 * n_cols, 3.3 * n_rows), squeeze=False,
                                 constrained_layout=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "osD^vPX"
     for r, facet in enumerate(facets):
         for c, panel in enumerate(fig.panels):
             ax = axes[r][c]
+            ylim = fig.ylim(facet, panel.key)
             for i, series in enumerate(fig.series_values):  # legend order as in the paper
                 sel = table[(table.facet == facet) & (table.series == series)].sort_values("x")
                 if sel.empty:
                     continue
-                ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=colors[i % len(colors)],
+                color = colors[i % len(colors)]
+                ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=color,
                         label=f"{fig.series_labels.get(series, series)} (dcsim)")
+                if ylim is not None:
+                    # off the paper's scale: a triangle just inside the top
+                    # edge (x in data, y in axes units) and the value below it
+                    over = sel[sel[panel.key] > ylim[1]]
+                    edge = ax.get_xaxis_transform()
+                    ax.plot(over.x, [0.97] * len(over), ls="none", marker="^", ms=7, color=color,
+                            transform=edge, zorder=5)
+                    for x, v in zip(over.x, over[panel.key]):
+                        ax.annotate(f"{v:.3g}", (x, 0.97), xycoords=edge, xytext=(0, -12),
+                                    textcoords="offset points", ha="center", fontsize=7, color=color)
+            claims = []
             for b in fig.paper:
                 if b.facet == facet and b.panel == panel.key:
-                    lo = b.low if np.isfinite(b.low) else ax.get_ylim()[0]
-                    hi = b.high if np.isfinite(b.high) else None
-                    if hi is None:
-                        ax.axhline(lo, color="gray", ls="--", lw=0.8)
-                        ax.annotate("paper: above", (0.02, lo), xycoords=("axes fraction", "data"),
-                                    fontsize=7, color="gray", va="bottom")
-                    else:
-                        ax.axhline(hi, color="gray", ls=":", lw=0.8)
-                        ax.annotate("paper: below", (0.02, hi), xycoords=("axes fraction", "data"),
-                                    fontsize=7, color="gray", va="bottom")
-            ax.set_title(f"{fig.facet_labels.get(facet, facet)}\n{panel.title}", fontsize=9)
+                    for y, style in ((b.low, "--"), (b.high, ":")):
+                        if math.isfinite(y):
+                            ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
+                    claims.append(_bound_text(b, fig))
+            title = f"{fig.facet_labels.get(facet, facet)}\n{panel.title}"
+            ax.set_title("\n".join([title, *claims]), fontsize=8.5)
             ax.set_xlabel(fig.xlabel)
             if c == 0:
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
                 ax.set_yscale("log")
+            elif ylim is not None:
+                ax.set_ylim(*ylim)
             else:
                 ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7, loc="upper left")
     figure.suptitle(fig.title, fontsize=11)
-    paths = [path.with_suffix(".png"), path.with_suffix(".svg")]
-    figure.savefig(paths[0], dpi=130)
-    figure.savefig(paths[1])
-    plt.close(figure)
-    return paths
+    return figure
+
+
+COMPARISON_HEADERS = ["where", "panel", "paper", "dcsim (x: value)", "verdict"]
+
+
+def comparison_rows(paper: list[dict]) -> list[list[str]]:
+    """`figure.json`'s comparison with the paper as table rows: where the
+    paper says it, the panel, the paper's range, our values, the verdict."""
+    out = []
+    for p in paper:
+        lo, hi = p["paper_range"]
+        rng = " and ".join(x for x in (None if lo is None else f">= {lo:g}", None if hi is None else f"<= {hi:g}")
+                           if x) or "any"
+        ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in sorted((float(k), v) for k, v in p["ours"].items()))
+        out.append([p["where"], f"{p['facet']} / {p['panel']}", rng, ours or "-", p["verdict"]])
+    return out
 
 
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,

@@ -1,26 +1,25 @@
-"""Flow-level metrics: slowdown (normalized FCT) by flow-size bin."""
+"""Flow-level metrics: slowdown (normalized FCT) by flow-size bin.
+
+Unfinished flows (a run stopped by ``run.stop_time_s``) are rows of the
+flow table with no finish time and a NaN slowdown. The statistics here are
+over *finished* flows only; each bin also counts the flows that did not
+finish, so a reader sees how many were left out (their slowdown is unknown:
+at least their time so far over their ideal FCT)."""
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
-#: The pFabric/PIAS/BFC size bins: (0, 100KB], (100KB, 10MB], (10MB, inf).
-PAPER_BINS: tuple[float, ...] = (0, 100_000, 10_000_000, np.inf)
+from .bins import PAPER_BINS, check, labels
 
+__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "SUMMARY_PERCENTILES"]
 
-def _label(lo: float, hi: float) -> str:
-    def fmt(x: float) -> str:
-        if np.isinf(x):
-            return "inf"
-        for unit, div in (("MB", 1e6), ("KB", 1e3)):
-            if x >= div and x % div == 0:
-                return f"{x / div:g}{unit}"
-        return f"{x:g}B"
-
-    return f"({fmt(lo)}, {fmt(hi)}]"
+#: The percentiles `dcsim run` and `dcsim show` report.
+SUMMARY_PERCENTILES: tuple[float, ...] = (50, 99, 99.9)
 
 
 def slowdown_by_size(
@@ -31,17 +30,48 @@ def slowdown_by_size(
     """Mean and percentile slowdown per size bin, plus an ``all`` row.
 
     ``bins`` are edges of right-closed intervals; the default is
-    :data:`PAPER_BINS`. Percentiles use linear interpolation."""
-    edges = list(PAPER_BINS if bins is None else bins)
-    if any(b >= a for a, b in zip(edges[1:], edges)) or len(edges) < 2:
-        raise ValueError(f"bins must be increasing edges, got {edges}")
+    :data:`PAPER_BINS`. Percentiles use linear interpolation. ``flows``
+    counts finished flows, over which the statistics are taken;
+    ``unfinished`` counts the bin's flows that did not finish."""
+    edges = check(PAPER_BINS if bins is None else bins)
+    size = flows.size_bytes.to_numpy()
+    sd = flows.slowdown.to_numpy(dtype=np.float64)
+    done = ~np.isnan(sd)
+    groups = [(lab, (size > lo) & (size <= hi)) for lab, lo, hi in zip(labels(edges), edges, edges[1:])]
+    groups.append(("all", np.ones(len(size), dtype=bool)))
     rows = []
-    groups = [(_label(lo, hi), (flows.size_bytes > lo) & (flows.size_bytes <= hi)) for lo, hi in zip(edges, edges[1:])]
-    groups.append(("all", pd.Series(True, index=flows.index)))
-    for label, mask in groups:
-        s = flows.slowdown[mask]
-        row = {"bin": label, "flows": int(mask.sum()), "mean": s.mean() if len(s) else np.nan}
+    for lab, mask in groups:
+        s = sd[mask & done]
+        row = {"bin": lab, "flows": int(len(s)), "unfinished": int((mask & ~done).sum()),
+               "mean": float(s.mean()) if len(s) else math.nan}
         for p in percentiles:
-            row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else np.nan
+            row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else math.nan
         rows.append(row)
     return pd.DataFrame(rows).set_index("bin")
+
+
+def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
+              bins: Optional[Sequence[float]] = None,
+              percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
+    """The statistics `dcsim run` prints and writes to summary.json:
+    slowdown by size bin (finished flows; unfinished counted per bin) and,
+    given the run's summary, drops, timeouts and retransmissions."""
+    table = slowdown_by_size(flows, bins=bins, percentiles=percentiles)
+    out: dict = {
+        "bin_edges_bytes": [e if math.isfinite(e) else "inf" for e in check(PAPER_BINS if bins is None else bins)],
+        "percentiles": [float(p) for p in percentiles],
+        "unfinished_flows": "excluded from the statistics; counted per bin",
+        "by_size": [{k: _num(v) for k, v in row.items()} for row in table.reset_index().to_dict("records")],
+    }
+    if summary is not None:
+        c = summary["counters"]
+        data = max(c["data_pkts"], 1)
+        out["drops"] = {"packets": c["dropped_pkts"], "of_data_packets": c["dropped_pkts"] / data}
+        out["timeouts"] = c["timeouts"]
+        out["retransmitted_packets"] = c["retransmitted_pkts"]
+    return out
+
+
+def _num(v):
+    v = v.item() if hasattr(v, "item") else v
+    return None if isinstance(v, float) and math.isnan(v) else v

@@ -13,8 +13,6 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-import pandas as pd
-
 from . import __version__
 from .errors import SpecError
 
@@ -53,8 +51,12 @@ def _versions() -> dict:
 
 
 def _img(path: Path) -> str:
-    data = base64.b64encode(path.read_bytes()).decode()
-    return f'<img alt="{_esc(path.stem)}" src="data:image/png;base64,{data}">'
+    return _img_bytes(path.read_bytes(), path.stem)
+
+
+def _img_bytes(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode()
+    return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _points_section(d: Path) -> str:
@@ -80,19 +82,16 @@ def _points_section(d: Path) -> str:
 
 
 def _paper_table(paper: list[dict]) -> str:
+    from .figures import comparison_rows
+
     if not paper:
         return "<p>The paper gives no numbers for this figure in its text.</p>"
     rows = []
-    for p in paper:
-        lo, hi = p["paper_range"]
-        rng = f"{'' if lo is None else f'>= {lo:g}'}{' and ' if lo is not None and hi is not None else ''}" \
-              f"{'' if hi is None else f'<= {hi:g}'}"
-        ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in sorted((float(k), v) for k, v in p["ours"].items()))
-        cls = "ok" if p["verdict"] == "consistent" else "bad"
+    for p, (where, panel, rng, ours, verdict) in zip(paper, comparison_rows(paper)):
+        cls = "ok" if verdict == "consistent" else "bad"
         rows.append(
-            f"<tr><td class=l>{_esc(p['where'])}</td><td class=l>{_esc(p['facet'])} / {_esc(p['panel'])}</td>"
-            f"<td class=l>{_esc(p['claim'])}</td><td>{_esc(rng)}</td><td class=l>{_esc(ours)}</td>"
-            f"<td class='l {cls}'>{_esc(p['verdict'])}</td></tr>"
+            f"<tr><td class=l>{_esc(where)}</td><td class=l>{_esc(panel)}</td><td class=l>{_esc(p['claim'])}</td>"
+            f"<td>{_esc(rng)}</td><td class=l>{_esc(ours)}</td><td class='l {cls}'>{_esc(verdict)}</td></tr>"
         )
     head = ("<tr><th class=l>where</th><th class=l>panel</th><th class=l>paper says</th><th>paper range</th>"
             "<th class=l>dcsim (x: value)</th><th class=l>verdict</th></tr>")
@@ -100,6 +99,8 @@ def _paper_table(paper: list[dict]) -> str:
 
 
 def _figure_section(d: Path) -> str:
+    import pandas as pd
+
     info = json.loads((d / "figure.json").read_text())
     table = pd.read_csv(d / info["table"])
     images = "".join(_img(d / name) for name in info["images"] if name.endswith(".png"))
@@ -117,14 +118,77 @@ def _figure_section(d: Path) -> str:
     )
 
 
+def _run_plot(d: Path) -> bytes:
+    """Mean and 99th-percentile slowdown against flow size (log-spaced
+    size buckets) of one run, as PNG bytes."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+
+    flows = pd.read_parquet(d / "flows.parquet", columns=["size_bytes", "slowdown"]).dropna()
+    fig, ax = plt.subplots(figsize=(6.4, 3.4), constrained_layout=True)
+    if len(flows):
+        lo, hi = np.log10(flows.size_bytes.min()), np.log10(flows.size_bytes.max())
+        edges = np.logspace(lo, hi + 1e-9, min(24, max(2, int(4 * (hi - lo)) + 2)))
+        which = np.clip(np.searchsorted(edges, flows.size_bytes, side="right") - 1, 0, len(edges) - 2)
+        g = flows.groupby(which).slowdown
+        mid = np.sqrt(edges[:-1] * edges[1:])
+        stats = pd.DataFrame({"mean": g.mean(), "p99": g.quantile(0.99), "n": g.size()})
+        ax.plot(mid[stats.index], stats["mean"], marker="o", label="mean")
+        ax.plot(mid[stats.index], stats["p99"], marker="^", ls="--", label="99th percentile")
+        for edge in (100e3, 10e6):  # the papers' bins
+            ax.axvline(edge, color="gray", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("flow size (bytes); dotted: the papers' bins at 100 KB and 10 MB")
+    ax.set_ylabel("slowdown (normalized FCT)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _run_section(d: Path) -> str:
+    from .show import footer, headline, stats_table, stats_of
+
+    summary = json.loads((d / "summary.json").read_text())
+    stats = stats_of(d, summary, None)
+    headers, rows = stats_table(stats)
+    head = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
+    counters = "".join(f"<tr><td class=l>{_esc(k)}</td><td>{v:,}</td></tr>" for k, v in summary["counters"].items())
+    overrides = summary.get("overrides") or {}
+    over = (f"<p>Overrides: <code>{_esc(', '.join(f'{k}={v}' for k, v in overrides.items()))}</code></p>"
+            if overrides else "")
+    return (
+        f"<h2>Run {_esc(summary['name'])}</h2><p class=meta>{_esc(d)} &middot; dcsim {_esc(summary['version'])} "
+        f"&middot; seed {summary['seed']} &middot; status {_esc(summary['status'])}</p>"
+        f"<p>{_esc(headline(summary))}</p>{over}{_img_bytes(_run_plot(d), 'slowdown by flow size')}"
+        f"<h3>Slowdown by flow size</h3><table><tr>{head}</tr>{body}</table><p>{_esc(footer(stats))}</p>"
+        f"<details><summary>counters</summary><table>{counters}</table></details>"
+        f"<details><summary>spec</summary><pre>{_esc(json.dumps(summary['spec'], indent=2))}</pre></details>"
+    )
+
+
 def build(root: str | Path) -> str:
     root = Path(root)
     if not root.is_dir():
         raise SpecError(f"report: no such directory {root}")
     dirs = sorted({p.parent for p in root.rglob("sweep.json")})
-    if not dirs:
-        raise SpecError(f"report: {root} holds no sweep or figure results (no sweep.json found)")
-    sections = []
+    # single runs: a summary.json that is not a point of a sweep found above
+    runs = sorted(p.parent for p in root.rglob("summary.json")
+                  if not any(p.parent.is_relative_to(d / "points") for d in dirs))
+    if not dirs and not runs:
+        raise SpecError(f"report: {root} holds no results (no summary.json or sweep.json found)")
+    sections = [_run_section(d) for d in runs]
     for d in dirs:
         if (d / "figure.json").is_file():
             sections.append(_figure_section(d))

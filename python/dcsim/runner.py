@@ -21,6 +21,8 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
+import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ from typing import Any, Optional
 
 from . import __version__
 from .errors import SpecError
+from .outdir import check_output_dir, make_tmp_dir
 from .sweep import Point, Sweep
 
 
@@ -69,8 +72,7 @@ def simulate_point(spec_json: str) -> tuple[bytes, str]:
 def _store(out: Path, point: Point, flows: bytes, summary_json: str) -> None:
     """Write a finished point atomically: temp dir, then rename."""
     final = point_dir(out, point.key)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{point.key}.", dir=final.parent))
+    tmp = make_tmp_dir(final.parent, f".{point.key}.")
     try:
         summary = json.loads(summary_json)
         summary["point"] = {"key": point.key, "params": point.params}
@@ -128,9 +130,38 @@ class _Bar:
             self.bar.close()
 
 
-def _ignore_sigint() -> None:
-    # The main process owns Ctrl-C; workers are stopped by it.
+def _worker_init(parent: int) -> None:
+    """Set-up of a local pool worker. The main process owns Ctrl-C and
+    stops the workers itself; if the main process dies in a way it cannot
+    clean up after (SIGKILL, a crash), the workers end too instead of
+    simulating on under PID 1: the kernel kills them when the parent dies
+    (Linux's PR_SET_PDEATHSIG), and, where that is unavailable, a thread
+    notices the parent is gone within half a second. The engine releases
+    the GIL while it simulates, so the thread runs during a simulation."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before we got here
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dcsim-parent-watch", daemon=True).start()
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watchdog thread still covers it
 
 
 def run_sweep(
@@ -148,8 +179,14 @@ def run_sweep(
     all cores); a Dask scheduler address (``tcp://host:port``) or a
     ``dask.distributed.Client`` to run on a cluster."""
     out = Path(out)
+    if jobs is not None and jobs < 1:
+        raise SpecError(f"--jobs: needs at least 1 worker, got {jobs}")
     points = sweep.points()  # validates every point before anything runs
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_dir(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
     _clean_stale(out)
     _write_sweep_json(out, sweep, points)
     result = SweepResult(out, points)
@@ -192,7 +229,8 @@ def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> No
 
 
 def _run_local(todo: list[Point], out: Path, jobs: int, result: SweepResult, bar: _Bar, say) -> None:
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_worker_init,
+                               initargs=(os.getpid(),))
     pending: dict[Future, Point] = {}
     try:
         for p in todo:

@@ -19,6 +19,8 @@ import pyarrow.parquet as pq
 from . import __version__
 from ._core import Sim
 from .errors import SpecError
+from .metrics import summarize
+from .outdir import check_output_dir, make_tmp_dir
 from .spec import Spec, engine_config_json
 
 PS = 1e-12
@@ -35,27 +37,39 @@ COLUMNS = [
     "slowdown",
     "retransmits",
     "timeouts",
+    "delivered_bytes",
 ]
 
 
 def _frame(cols: dict) -> pd.DataFrame:
+    """Engine columns (times in ps) as the flow table. Unfinished flows come
+    without `finish_ps` and with `delivered_bytes`: their finish time, FCT
+    and slowdown are NaN."""
     start = np.asarray(cols["start_ps"], dtype=np.int64)
-    finish = np.asarray(cols["finish_ps"], dtype=np.int64)
     ideal = np.asarray(cols["ideal_ps"], dtype=np.int64)
-    fct = (finish - start).astype(np.float64)
+    size = np.asarray(cols["size_bytes"], dtype=np.int64)
+    if "finish_ps" in cols:
+        finish_ps = np.asarray(cols["finish_ps"], dtype=np.int64)
+        fct = (finish_ps - start).astype(np.float64)
+        finish = finish_ps * PS
+        delivered = size
+    else:
+        fct = finish = np.full(len(start), np.nan)
+        delivered = np.asarray(cols["delivered_bytes"], dtype=np.int64)
     return pd.DataFrame(
         {
             "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
             "src": np.asarray(cols["src"], dtype=np.int32),
             "dst": np.asarray(cols["dst"], dtype=np.int32),
-            "size_bytes": np.asarray(cols["size_bytes"], dtype=np.int64),
+            "size_bytes": size,
             "start_s": start * PS,
-            "finish_s": finish * PS,
+            "finish_s": finish,
             "fct_s": fct * PS,
             "ideal_fct_s": ideal * PS,
             "slowdown": fct / ideal,
             "retransmits": np.asarray(cols["retransmits"], dtype=np.int32),
             "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
+            "delivered_bytes": delivered,
         },
         columns=COLUMNS,
     )
@@ -91,6 +105,8 @@ class _Progress:
 
 
 def _batches(sim: Sim, quiet: bool) -> Iterator[pd.DataFrame]:
+    """The flow table in batches as flows finish; at the end, the flows
+    that started and did not finish (a run stopped by its stop time)."""
     _, _, total, _ = sim.progress()
     bar = _Progress(total, quiet)
     try:
@@ -101,9 +117,29 @@ def _batches(sim: Sim, quiet: bool) -> Iterator[pd.DataFrame]:
             if len(df):
                 yield df
             if status != "running":
-                return
+                break
     finally:
         bar.close()
+    df = _frame(sim.unfinished())
+    if len(df):
+        yield df
+
+
+class _Stats:
+    """Collects the two columns the run's statistics need while the flow
+    table streams to disk (16 bytes a flow)."""
+
+    def __init__(self):
+        self.parts: list[pd.DataFrame] = []
+
+    def add(self, df: pd.DataFrame) -> pd.DataFrame:
+        self.parts.append(df[["size_bytes", "slowdown"]])
+        return df
+
+    def frame(self) -> pd.DataFrame:
+        if not self.parts:
+            return pd.DataFrame({"size_bytes": np.array([], np.int64), "slowdown": np.array([], np.float64)})
+        return pd.concat(self.parts, ignore_index=True)
 
 
 def _progress_fields(sim: Sim) -> tuple[float, int, int]:
@@ -111,7 +147,8 @@ def _progress_fields(sim: Sim) -> tuple[float, int, int]:
     return sim_s, done, events
 
 
-def _summary(spec: Spec, sim: Sim, wall: float) -> dict:
+def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
+             overrides: Optional[dict] = None) -> dict:
     eng = json.loads(sim.summary_json())
     c = eng["counters"]
     total = sim.progress()[2]
@@ -122,10 +159,11 @@ def _summary(spec: Spec, sim: Sim, wall: float) -> dict:
         if p["drops"]:
             k = tier_names[p["tier"]]
             drops_by_tier[k] = drops_by_tier.get(k, 0) + p["drops"]
-    return {
+    out = {
         "name": spec.name,
         "version": __version__,
         "seed": spec.seed,
+        "overrides": overrides or {},
         "spec": spec.model_dump(mode="json"),
         "status": eng["status"],
         "flows_total": total,
@@ -143,15 +181,19 @@ def _summary(spec: Spec, sim: Sim, wall: float) -> dict:
         "drops_by_tier": drops_by_tier,
         "drops_by_port": [p for p in ports if p["drops"]],
     }
+    out["stats"] = summarize(flows, out)
+    return out
 
 
-def _warn_unfinished(summary: dict) -> None:
+def _warn_unfinished(summary: dict, table: str) -> None:
     n = summary["unfinished_flows"]
     if n:
         why = "the stop time was reached" if summary["status"] == "stopped" else "the simulation stalled"
+        started = summary["counters"]["flows_started"] - summary["flows_finished"]
         print(
             f"dcsim: warning: {n} of {summary['flows_total']} flows did not finish ({why}); "
-            "flows.parquet holds only the finished ones",
+            f"{table} lists the {started} that started with a NaN slowdown, and the statistics "
+            "leave them out",
             file=sys.stderr,
         )
     if not summary["conservation_holds"]:
@@ -178,8 +220,8 @@ def run(spec: Spec, *, quiet: bool = True) -> pd.DataFrame:
     parts = list(_batches(sim, quiet))
     wall = time.perf_counter() - t0
     df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
-    df.attrs["summary"] = _summary(spec, sim, wall)
-    _warn_unfinished(df.attrs["summary"])
+    df.attrs["summary"] = _summary(spec, sim, wall, df)
+    _warn_unfinished(df.attrs["summary"], "the returned table")
     return df
 
 
@@ -187,25 +229,29 @@ _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", 
 
 
 def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = False,
-               on_summary: Optional[Callable[[dict], None]] = None) -> dict:
+               on_summary: Optional[Callable[[dict], None]] = None,
+               overrides: Optional[dict] = None) -> dict:
     """Run a spec and write ``out/flows.parquet`` and ``out/summary.json``.
 
     Output goes to a temporary directory beside ``out`` and is renamed into
     place only when complete, so ``out`` is never half-written. Flow records
-    stream to Parquet as they finish."""
+    stream to Parquet as they finish. `overrides` (the command line's
+    ``--set`` and friends) are recorded in the summary."""
     out = Path(out)
-    if out.exists() and not force:
-        raise SpecError(f"output directory {out} already exists (use --force to replace it)")
+    check_output_dir(out, force=force, replace=True)
     sim = build(spec)  # fails on bad input before anything is written
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        tmp = make_tmp_dir(out.parent, f".{out.name}.")
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
     try:
         schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
+        stats = _Stats()
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer:
             for df in _batches(sim, quiet):
-                writer.write_table(pa.Table.from_pandas(df, schema=schema, preserve_index=False))
-        summary = _summary(spec, sim, time.perf_counter() - t0)
+                writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
+        summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if out.exists():
             shutil.rmtree(out)
@@ -213,7 +259,7 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _warn_unfinished(summary)
+    _warn_unfinished(summary, "flows.parquet")
     if on_summary:
         on_summary(summary)
     return summary

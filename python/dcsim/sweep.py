@@ -29,7 +29,8 @@ from typing import Any, Optional
 
 from . import __version__
 from .errors import SpecError
-from .spec import Spec, apply_overrides, read_toml, spec_from_dict
+from .spec import DISCRIMINATORS, Spec, apply_overrides, read_toml, spec_from_dict
+from .spec.experiment import did_you_mean
 from .workloads import SHIPPED
 
 
@@ -108,15 +109,19 @@ def _check_fields(grid: dict[str, list]) -> None:
         for i, part in enumerate(parts):
             if not isinstance(node, dict) or part not in node:
                 # topology/scheme fields depend on the kind; let validation judge
-                if parts[0] in ("topology", "scheme") and i >= 1:
+                if parts[0] in DISCRIMINATORS and i >= 1:
                     break
-                raise SpecError(f"grid: unknown field {field!r}")
+                hint = did_you_mean(part, node) if isinstance(node, dict) else ""
+                raise SpecError(f"grid: unknown field {field!r}{hint}")
             node = node[part]
 
 
 def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> Sweep:
     path = Path(path)
     data = read_toml(path, "sweep")
+    if "grid" not in data and set(data) & set(Spec.model_fields):
+        raise SpecError(f"{path} is a spec file, not a sweep file (it has no [grid]); "
+                        f"run it with: dcsim run {path} --out DIR")
     unknown = set(data) - {"name", "base", "spec", "grid"}
     if unknown:
         raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} (allowed: name, base, spec, grid)")

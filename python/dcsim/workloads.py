@@ -23,10 +23,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING, Optional
 
 from .errors import SpecError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where it is used, so that reading the registry of
+# shipped workloads (`dcsim list`) stays fast.
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,8 @@ class Cdf:
 
     def quantile(self, u: np.ndarray, quantum: int = 1) -> np.ndarray:
         """Inverse CDF, exactly as the engine samples it (workload.rs)."""
+        import numpy as np
+
         sizes = np.asarray(self.sizes)
         probs = np.asarray(self.probs)
         i = np.searchsorted(probs, u, side="left")
@@ -87,6 +94,8 @@ class Cdf:
 
     def mean_wire_bytes(self, mss: int, header: int, quantum: int = 1) -> float:
         """Mean bytes on the wire per flow: payload plus one header per packet."""
+        import numpy as np
+
         s = self.quantile(_grid(), quantum)
         return _exact_mean(s + np.ceil(s / mss) * header)
 
@@ -102,6 +111,8 @@ def _exact_mean(x: np.ndarray) -> float:
 def _grid() -> np.ndarray:
     # Midpoints of 2^20 equal slices of [0, 1): the integral of the inverse
     # CDF to well under 0.1% for the tables we ship.
+    import numpy as np
+
     n = 1 << 20
     return (np.arange(n) + 0.5) / n
 
@@ -136,15 +147,18 @@ def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
     if abs(rows[-1][1] - 100.0) < 1e-6:  # percent
         rows = [(s, p / 100.0) for s, p in rows]
     for i, (s, p) in enumerate(rows):
-        if not (np.isfinite(s) and s >= 0):
+        if not (math.isfinite(s) and s >= 0):
             raise SpecError(f"{origin}: row {i + 1}: size must be >= 0, got {s}")
         if not (0.0 <= p <= 1.0):
             raise SpecError(f"{origin}: row {i + 1}: cdf must be in [0, 1], got {p}")
-        if i and (s < rows[i - 1][0] or p < rows[i - 1][1]):
-            raise SpecError(
-                f"{origin}: row {i + 1}: CDF is not non-decreasing "
-                f"({rows[i - 1][0]:g} {rows[i - 1][1]:g} then {s:g} {p:g})"
-            )
+        if i:
+            (s0, p0) = rows[i - 1]
+            for column, before, now in (("size", s0, s), ("cdf", p0, p)):
+                if now < before:
+                    raise SpecError(
+                        f"{origin}: row {i + 1}: the {column} column decreases ({before:g} then {now:g}); "
+                        "sizes and probabilities must both be non-decreasing"
+                    )
     if abs(rows[-1][1] - 1.0) > 1e-6:
         raise SpecError(f"{origin}: CDF must end at 1, ends at {rows[-1][1]:g}")
     if rows[-1][0] <= 0:
@@ -178,9 +192,10 @@ TRACE_FORMATS = {
 
 
 def load_trace(path_str: str, hosts: int, base: Path | None = None,
-               fmt: str = "dcsim") -> list[tuple[int, int, int, int]]:
+               fmt: str = "dcsim", limit: Optional[int] = None) -> list[tuple[int, int, int, int]]:
     """Read a flow trace; returns ``(start_ps, src, dst, size)`` sorted by
-    start time."""
+    start time; with `limit`, at most the first `limit` flows (by start
+    time, then file order)."""
     path = Path(path_str)
     if base is not None and not path.is_absolute():
         path = base / path
@@ -209,7 +224,7 @@ def load_trace(path_str: str, hosts: int, base: Path | None = None,
             src, dst, size = int(parts[cs]), int(parts[cd]), int(float(parts[cz]))
         except ValueError:
             raise SpecError(f"{where}: fields must be numbers: {raw.strip()!r}") from None
-        if not (np.isfinite(t) and t >= 0):
+        if not (math.isfinite(t) and t >= 0):
             raise SpecError(f"{where}: time must be >= 0, got {parts[ct]}")
         for field, h in (("src", src), ("dst", dst)):
             if not 0 <= h < hosts:
@@ -224,4 +239,4 @@ def load_trace(path_str: str, hosts: int, base: Path | None = None,
     if declared is not None and declared != len(flows):
         raise SpecError(f"{path}: the first line declares {declared} flows but the file has {len(flows)}")
     flows.sort(key=lambda f: f[0])
-    return flows
+    return flows if limit is None else flows[:limit]

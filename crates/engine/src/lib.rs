@@ -23,7 +23,7 @@ pub mod topology;
 pub mod workload;
 
 pub use config::Config;
-pub use metrics::{Conservation, Counters, FlowRecord, PortReport};
+pub use metrics::{Conservation, Counters, FlowRecord, PortReport, UnfinishedRecord};
 pub use sim::{Simulation, Status};
 
 /// Parse a resolved configuration from JSON (as the Python layer writes it).

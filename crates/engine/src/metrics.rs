@@ -21,6 +21,21 @@ pub struct FlowRecord {
     pub timeouts: u32,
 }
 
+/// A flow that started but had not finished when the run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnfinishedRecord {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Time,
+    /// Payload bytes the receiver holds (in order or not).
+    pub delivered: u64,
+    pub ideal: Time,
+    pub retx: u32,
+    pub timeouts: u32,
+}
+
 /// Whole-run counters. Conservation: `host_tx = delivered + dropped +
 /// queued + in_flight`, in packets and in bytes (see `Simulation::conservation`).
 #[derive(Clone, Copy, Debug, Default, Serialize)]

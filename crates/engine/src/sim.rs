@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::event::{Calendar, Event};
-use crate::metrics::{Conservation, Counters, FlowRecord, PortReport};
+use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, UnfinishedRecord};
 use crate::packet::{flags, Kind, Packet, PacketId, Pool};
 use crate::port::{Hop, Port};
 use crate::routing::Routes;
@@ -172,6 +172,39 @@ impl Simulation {
     /// Take the records of flows finished since the last call.
     pub fn drain_records(&mut self) -> Vec<FlowRecord> {
         std::mem::take(&mut self.records)
+    }
+
+    /// The flows that have started and not finished (the receiver does not
+    /// hold every byte), in flow id order: what a run stopped by its stop
+    /// time leaves behind. Flows whose arrival lies beyond the stop time
+    /// never started and are not listed.
+    pub fn unfinished(&self) -> Vec<UnfinishedRecord> {
+        let mss = self.cfg.transport.mss_bytes as u64;
+        let mut out: Vec<UnfinishedRecord> = self
+            .flows
+            .slots
+            .iter()
+            .flatten()
+            .filter(|f| !f.recorded)
+            .map(|f| {
+                // every received segment is a full MSS except the last one
+                let last = f.spec.size - (f.n_segs as u64 - 1) * mss;
+                let short = if f.rcv.has(f.n_segs - 1) { mss - last } else { 0 };
+                UnfinishedRecord {
+                    id: f.spec.id,
+                    src: f.spec.src,
+                    dst: f.spec.dst,
+                    size: f.spec.size,
+                    start: f.spec.start,
+                    delivered: f.rcv.received() as u64 * mss - short,
+                    ideal: f.ideal,
+                    retx: f.snd.retx,
+                    timeouts: f.snd.timeouts,
+                }
+            })
+            .collect();
+        out.sort_by_key(|r| r.id);
+        out
     }
 
     /// Run at most `max_events` events.

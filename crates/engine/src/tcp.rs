@@ -285,6 +285,16 @@ impl TcpReceiver {
         self.cum >= self.n_segs
     }
 
+    /// Distinct segments received so far (in order and above `cum`).
+    pub fn received(&self) -> u32 {
+        self.cum + self.ooo
+    }
+
+    /// Whether segment `seg` has arrived.
+    pub fn has(&self, seg: u32) -> bool {
+        seg < self.cum || self.got.get(seg)
+    }
+
     /// Take segment `seg`; return the ACK to send: (cumulative ack, SACK
     /// block around `seg` when it arrived out of order).
     pub fn on_data(&mut self, seg: u32) -> (u32, u32, u32) {
@@ -424,9 +434,14 @@ mod tests {
         assert_eq!(r.on_data(3), (1, 2, 4));
         assert_eq!(r.on_data(1), (4, 0, 0));
         assert_eq!(r.on_data(1), (4, 0, 0)); // duplicate
+        assert_eq!(r.received(), 4);
+        r.on_data(7);
+        assert_eq!(r.received(), 5);
+        assert!(r.has(7) && r.has(3) && !r.has(6));
         for s in 4..10 {
             r.on_data(s);
         }
         assert!(r.complete());
+        assert_eq!(r.received(), 10);
     }
 }

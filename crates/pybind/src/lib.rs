@@ -7,6 +7,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// One dict entry per record field: `columns!(dict, records, "name" => field, ...)`
+/// sets `dict["name"]` to the list of every record's `field`.
+macro_rules! columns {
+    ($d:expr, $recs:expr, $($name:literal => $field:ident),* $(,)?) => {
+        $( $d.set_item($name, $recs.iter().map(|r| r.$field).collect::<Vec<_>>())?; )*
+    };
+}
+
 #[pyclass(module = "dcsim._core")]
 struct Sim {
     inner: Simulation,
@@ -48,15 +56,18 @@ impl Sim {
     fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let recs = self.inner.drain_records();
         let d = PyDict::new(py);
-        d.set_item("flow_id", recs.iter().map(|r| r.id).collect::<Vec<_>>())?;
-        d.set_item("src", recs.iter().map(|r| r.src).collect::<Vec<_>>())?;
-        d.set_item("dst", recs.iter().map(|r| r.dst).collect::<Vec<_>>())?;
-        d.set_item("size_bytes", recs.iter().map(|r| r.size).collect::<Vec<_>>())?;
-        d.set_item("start_ps", recs.iter().map(|r| r.start).collect::<Vec<_>>())?;
-        d.set_item("finish_ps", recs.iter().map(|r| r.finish).collect::<Vec<_>>())?;
-        d.set_item("ideal_ps", recs.iter().map(|r| r.ideal).collect::<Vec<_>>())?;
-        d.set_item("retransmits", recs.iter().map(|r| r.retx).collect::<Vec<_>>())?;
-        d.set_item("timeouts", recs.iter().map(|r| r.timeouts).collect::<Vec<_>>())?;
+        columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
+                 "finish_ps" => finish, "ideal_ps" => ideal, "retransmits" => retx, "timeouts" => timeouts);
+        Ok(d)
+    }
+
+    /// Flows that started and did not finish, as a dict of columns (no
+    /// finish time; `delivered_bytes` instead).
+    fn unfinished<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.inner.unfinished();
+        let d = PyDict::new(py);
+        columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
+                 "ideal_ps" => ideal, "delivered_bytes" => delivered, "retransmits" => retx, "timeouts" => timeouts);
         Ok(d)
     }
 
@@ -101,10 +112,7 @@ fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, 
     let mut gen = dcsim_engine::workload::FlowGen::new(&cfg.workload, hosts, cfg.seed).map_err(PyValueError::new_err)?;
     let flows: Vec<_> = std::iter::from_fn(|| gen.next_flow()).collect();
     let d = PyDict::new(py);
-    d.set_item("start_ps", flows.iter().map(|f| f.start).collect::<Vec<_>>())?;
-    d.set_item("src", flows.iter().map(|f| f.src).collect::<Vec<_>>())?;
-    d.set_item("dst", flows.iter().map(|f| f.dst).collect::<Vec<_>>())?;
-    d.set_item("size_bytes", flows.iter().map(|f| f.size).collect::<Vec<_>>())?;
+    columns!(d, flows, "start_ps" => start, "src" => src, "dst" => dst, "size_bytes" => size);
     Ok(d)
 }
 

@@ -1,0 +1,155 @@
+"""`dcsim show DIR` and the table `dcsim run` ends with: slowdown by flow
+size (mean and percentiles), drops and timeouts, for a run, a sweep point,
+or every point of a sweep. A rich table on a terminal, plain aligned text
+otherwise (pipes, files, CI logs)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+from .errors import SpecError
+
+Row = list[str]
+
+
+def _f(v, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{v:.{digits}g}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+def stats_table(stats: dict) -> tuple[Row, list[Row]]:
+    """Headers and rows of a run's statistics (`summary["stats"]`)."""
+    pcts = [f"p{p:g}" for p in stats["percentiles"]]
+    any_unfinished = any(r.get("unfinished") for r in stats["by_size"])
+    headers = ["size bin", "flows", "mean", *pcts] + (["unfinished"] if any_unfinished else [])
+    rows = []
+    for r in stats["by_size"]:
+        row = [r["bin"], _f(r["flows"]), _f(r["mean"]), *(_f(r[p]) for p in pcts)]
+        if any_unfinished:
+            row.append(_f(r["unfinished"]))
+        rows.append(row)
+    return headers, rows
+
+
+def headline(summary: dict) -> str:
+    """One line: the run, its flows and times."""
+    done, total = summary["flows_finished"], summary["flows_total"]
+    flows = f"{total:,} flows" if done == total else f"{done:,} of {total:,} flows finished"
+    rate = summary.get("packet_hops_per_s")
+    speed = f" ({rate / 1e6:.1f} M packet-hops/s)" if rate else ""
+    return (f"{summary['name']}: {flows}, {summary['sim_time_s'] * 1e3:.2f} ms simulated "
+            f"in {summary['wall_time_s']:.2f} s{speed}")
+
+
+def footer(stats: dict) -> str:
+    if "drops" not in stats:
+        return ""
+    d = stats["drops"]
+    return (f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
+            f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
+
+
+def render(title: str, headers: Row, rows: list[Row], note: str = "", out: Optional[TextIO] = None,
+           align: str = "") -> None:
+    """Print a table: rich's on a terminal, aligned plain text otherwise.
+    `align` gives each column's justification ('l' or 'r'); by default the
+    first column is left-justified and the others (numbers) right."""
+    out = out or sys.stdout
+    align = align or "l" + "r" * (len(headers) - 1)
+    if out.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(file=out, soft_wrap=True)
+        table = Table()
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="left" if align[i] == "l" else "right")
+        for r in rows:
+            table.add_row(*r)
+        console.print(title, style="bold", markup=False, highlight=False)
+        console.print(table)
+        if note:
+            console.print(note, style="dim", markup=False, highlight=False)
+        return
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: Row) -> str:
+        return "  ".join(c.ljust(w) if align[i] == "l" else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    print(title, file=out)
+    print(line(headers), file=out)
+    for r in rows:
+        print(line(r), file=out)
+    if note:
+        print(note, file=out)
+
+
+def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None) -> None:
+    stats = stats or summary["stats"]
+    headers, rows = stats_table(stats)
+    render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, footer(stats), out)
+
+
+# ---- directories --------------------------------------------------------
+
+
+def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> dict:
+    """The statistics with other bins, from the run's flow table."""
+    import pandas as pd
+
+    from .metrics import summarize
+
+    flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown"])
+    return summarize(flows, summary, bins=bins)
+
+
+def stats_of(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> dict:
+    if bins is None and "stats" in summary:
+        return summary["stats"]
+    return _restat(directory, summary, bins)  # other bins, or a run from before summaries had stats
+
+
+def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Optional[TextIO] = None) -> None:
+    """Print the statistics of a finished run or sweep point (a directory
+    with summary.json and flows.parquet), or a table of every complete
+    point of a sweep or figure directory."""
+    d = Path(directory)
+    if (d / "summary.json").is_file():
+        summary = json.loads((d / "summary.json").read_text())
+        print_run(summary, stats_of(d, summary, bins), out)
+    elif (d / "sweep.json").is_file():
+        _show_sweep(d, bins, out)
+    elif d.is_dir():
+        raise SpecError(f"show: {d} holds no results (no summary.json or sweep.json); "
+                        "give a directory written by dcsim run, sweep or reproduce")
+    else:
+        raise SpecError(f"show: no such directory {d}")
+
+
+def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO]) -> None:
+    from .runner import load_points, point_dir
+
+    info = json.loads((d / "sweep.json").read_text())
+    points = load_points(d)
+    if not points:
+        raise SpecError(f"show: the sweep in {d} has no complete point yet")
+    params = list(info["grid"])
+    pct = "p99"
+    headers, rows = [], []
+    for s in points:
+        stats = stats_of(point_dir(d, s["point"]["key"]), s, bins)
+        by = stats["by_size"]
+        headers = ["point", *params, "flows", *(f"{r['bin']} mean" for r in by), f"{by[0]['bin']} {pct}",
+                   "unfinished", "drop %"]
+        rows.append([s["point"]["key"], *(str(s["point"]["params"].get(p, "")) for p in params),
+                     _f(s["flows_finished"]), *(_f(r["mean"]) for r in by), _f(by[0][pct]),
+                     _f(s["unfinished_flows"]), _f(100 * stats["drops"]["of_data_packets"])])
+    render(f"{info['name']}: {len(points)} of {len(info['points'])} points complete · slowdown by flow size",
+           headers, rows, f"one point in full: dcsim show {d}/points/<key>", out)

@@ -1,0 +1,253 @@
+"""The experiment: `topology + routing + scheme + workload + run`, how a
+spec file and command-line overrides become one, and how a spec resolves
+into the engine's configuration (config.rs)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Optional
+
+from pydantic import Field, ValidationError
+
+from ..errors import SpecError
+from .base import Model, field, ps
+from .schemes import SCHEMES, Scheme, TcpScheme
+from .topology import TOPOLOGIES, LeafSpineTopology, Routing, Topology
+from .workload import RunOptions, Workload
+
+
+class Spec(Model):
+    """One experiment. Defaults are the pFabric paper's (§5.1): its 144-host
+    leaf-spine, per-packet spraying, web search at 60% load, and
+    TCP-DropTail's parameters."""
+
+    name: str = field("experiment", "a label for the run; overridden runs append their overrides")
+    seed: int = field(1, "seed of every random stream (arrivals, sizes, endpoints, paths)", ge=0, lt=2**63)
+    topology: Topology = Field(default_factory=LeafSpineTopology, description="the network")
+    routing: Routing = Field(default_factory=Routing, description="load balancing over equal-cost paths")
+    scheme: Scheme = Field(default_factory=TcpScheme, description="the transport and switch discipline")
+    workload: Workload = Field(default_factory=Workload, description="the flows")
+    run: RunOptions = Field(default_factory=RunOptions, description="run options")
+
+    def with_overrides(self, **dotted: Any) -> "Spec":
+        """A copy with ``{"workload.load": 0.3, ...}`` applied; its name
+        records them (see `derived_name`)."""
+        data = apply_overrides(self.model_dump(mode="json"), dotted)
+        if dotted and "name" not in dotted:
+            data["name"] = derived_name(self.name, dotted)
+        return spec_from_dict(data)
+
+
+#: Sections whose model is chosen by one field, and that field's default.
+#: Changing it starts the section afresh from the new model's defaults.
+DISCRIMINATORS = {"topology": ("kind", "leaf_spine"), "scheme": ("name", "tcp")}
+#: Section -> {tag: model} for discriminated sections, or the one model.
+SECTIONS: dict[str, Any] = {
+    "topology": TOPOLOGIES,
+    "routing": Routing,
+    "scheme": SCHEMES,
+    "workload": Workload,
+    "run": RunOptions,
+}
+
+
+# ---- errors -------------------------------------------------------------
+
+
+def did_you_mean(word: Any, choices) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _model_at(loc: tuple) -> tuple[Optional[type], tuple]:
+    """The model that holds the field at `loc`, and `loc` without the tag of
+    a discriminated section (pydantic puts it in: topology.leaf_spine.x)."""
+    if len(loc) <= 1:
+        return Spec, loc
+    models = SECTIONS.get(loc[0])
+    if isinstance(models, dict):
+        if len(loc) >= 3 and loc[1] in models:
+            return models[loc[1]], (loc[0], *loc[2:])
+        return None, loc
+    return models, loc
+
+
+def _format_error(err: ValidationError) -> str:
+    e = err.errors()[0]
+    model, loc = _model_at(tuple(e["loc"]))
+    where = ".".join(str(p) for p in loc)
+    msg = e["msg"]
+    if e["type"] == "union_tag_invalid":
+        ctx = e.get("ctx", {})
+        tags = list(SECTIONS.get(where, {}))
+        msg = (f"unknown {where or 'kind'} {ctx.get('tag')!r}{did_you_mean(ctx.get('tag'), tags)} "
+               f"(allowed: {ctx.get('expected_tags')})")
+        where = f"{where}.{DISCRIMINATORS.get(where, ('kind',))[0]}"
+    elif e["type"] == "union_tag_not_found":
+        key = DISCRIMINATORS.get(where, ("kind",))[0]
+        msg = f"missing {key!r} (allowed: {', '.join(SECTIONS.get(where, {}))})"
+    elif e["type"] == "literal_error" and "input" in e:
+        expected = (e.get("ctx") or {}).get("expected", "")
+        choices = [c.strip(" '") for c in expected.replace(" or ", ",").split(",")]
+        msg = f"{msg}, got {e['input']!r}{did_you_mean(e['input'], choices)}"
+    elif e["type"] == "extra_forbidden":
+        fields = list(model.model_fields) if model is not None else []
+        msg = "unknown field" + did_you_mean(loc[-1], fields)
+    more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
+    return f"{where or 'spec'}: {msg}{more}"
+
+
+def spec_from_dict(data: dict) -> Spec:
+    try:
+        return Spec.model_validate(data)
+    except ValidationError as err:
+        raise SpecError(_format_error(err)) from None
+
+
+# ---- overrides ----------------------------------------------------------
+
+
+def parse_value(text: str) -> Any:
+    """``--set`` values: TOML literals (numbers, booleans, strings, arrays),
+    or a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _is_discriminator(key: str) -> bool:
+    section, _, rest = key.partition(".")
+    return section in DISCRIMINATORS and rest == DISCRIMINATORS[section][0]
+
+
+def apply_overrides(data: dict, overrides: dict[str, Any], notes: Optional[list[str]] = None) -> dict:
+    """Set dotted fields (``{"workload.load": 0.3}``) in a spec dict.
+
+    A change of a section's kind (``topology.kind``, ``scheme.name``) is
+    applied first, whatever the order given, and starts that section from
+    the new kind's defaults: the fields the old kind had are dropped (and
+    named in `notes`), the fields set alongside the change are kept."""
+    ordered = sorted(overrides.items(), key=lambda kv: not _is_discriminator(kv[0]))
+    for key, value in ordered:
+        parts = key.split(".")
+        node = data
+        for p in parts[:-1]:
+            child = node.setdefault(p, {})
+            if not isinstance(child, dict):
+                raise SpecError(f"--set {key}: {p!r} is not a table")
+            node = child
+        if _is_discriminator(key):
+            section = parts[0]
+            old = node.get(parts[-1], DISCRIMINATORS[section][1])
+            if old != value:
+                dropped = [f"{section}.{k}" for k in node if k != parts[-1]]
+                node.clear()
+                if dropped and notes is not None:
+                    notes.append(f"{key} = {value!r} replaces {old!r}: dropped {', '.join(dropped)} "
+                                 f"(the new {section} starts from its defaults)")
+        node[parts[-1]] = value
+    return data
+
+
+def derived_name(name: str, overrides: dict[str, Any]) -> str:
+    """The name of an overridden run: the spec's, then what was changed."""
+    return f"{name} ({', '.join(f'{k}={v}' for k, v in overrides.items())})"
+
+
+# ---- files --------------------------------------------------------------
+
+
+def read_toml(path: Path, what: str = "spec") -> dict:
+    """A TOML file as a dict, or a SpecError naming the file."""
+    if not path.is_file():
+        raise SpecError(f"{what} file not found: {path}")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise SpecError(f"{path}: not a text file") from None
+
+
+def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
+              notes: Optional[list[str]] = None) -> Spec:
+    """Read a TOML spec, apply ``--set`` style overrides, validate. The
+    name of an overridden spec records the overrides; notes on what an
+    override dropped are appended to `notes`."""
+    from ..workloads import SHIPPED
+
+    path = Path(path)
+    data = read_toml(path)
+    if "grid" in data:
+        raise SpecError(f"{path} is a sweep file (it has a [grid]); run it with: dcsim sweep {path} --out DIR")
+    overrides = overrides or {}
+    data = apply_overrides(data, overrides, notes)
+    if overrides and "name" not in overrides:
+        data["name"] = derived_name(data.get("name", Spec.model_fields["name"].default), overrides)
+    spec = spec_from_dict(data)
+    # Relative CDF and trace paths are relative to the spec file.
+    base = path.resolve().parent
+    w = spec.workload
+    if w.cdf not in SHIPPED and not Path(w.cdf).is_absolute() and (base / w.cdf).is_file():
+        spec.workload.cdf = str(base / w.cdf)
+    if w.trace and not Path(w.trace).is_absolute() and (base / w.trace).is_file():
+        spec.workload.trace = str(base / w.trace)
+    return spec
+
+
+# ---- the engine's configuration ----------------------------------------
+
+
+def engine_config(spec: Spec) -> dict:
+    """Resolve a spec into the engine's configuration (config.rs): units
+    converted, workload files read, arrival rate derived from the load."""
+    from ..workloads import load_cdf, load_trace
+
+    topo = spec.topology
+    hosts = topo.host_count()
+    transport, port = spec.scheme.engine(spec.routing)
+    w = spec.workload
+    if w.matrix == "trace":
+        workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows)}
+    else:
+        if w.matrix == "many_to_one" and w.dst >= hosts:
+            raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
+        cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
+        mean_wire = cdf.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
+        if w.load_basis == "core":
+            capacity = topo.core_capacity_bps()
+            if capacity is None:
+                raise SpecError(f"workload.load_basis: 'core' needs a topology with a core; {topo.kind} has none")
+        elif w.matrix == "many_to_one":
+            capacity = topo.host_rate_bps()  # the destination's link
+        else:
+            capacity = hosts * topo.host_rate_bps()
+        rate = w.load * capacity / (8 * mean_wire)
+        matrix = {"kind": "all_to_all"} if w.matrix == "all_to_all" else {"kind": "many_to_one", "dst": w.dst}
+        workload = {
+            "kind": "generated",
+            "cdf": cdf.rows(),
+            "size_quantum_bytes": w.size_quantum_bytes,
+            "arrival_rate_per_s": rate,
+            "matrix": matrix,
+            "flows": w.generated_flows(),
+            "start_ps": ps(w.start_us),
+        }
+    return {
+        "seed": spec.seed,
+        "topology": topo.engine(),
+        "routing": {"load_balancing": spec.routing.load_balancing},
+        "port": port,
+        "transport": transport,
+        "workload": workload,
+        "host_delay_ps": ps(spec.run.host_delay_us),
+        "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
+    }
+
+
+def engine_config_json(spec: Spec) -> str:
+    return json.dumps(engine_config(spec))

@@ -1,0 +1,163 @@
+"""Topologies (`[topology]`, chosen by `kind`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import Field, model_validator
+
+from .base import Model, bps, field, ps
+
+PFABRIC_51 = "pFabric §5.1 and its ns-2 scripts (PARAMS.md §1)"
+
+
+class StarTopology(Model):
+    """N hosts on one switch: one queue per host link, the simplest place to
+    check a scheme against queueing theory or to run an incast."""
+
+    kind: Literal["star"] = field("star", "the topology builder")
+    hosts: int = field(16, "hosts on the switch", ge=2, le=65535)
+    rate_gbps: float = field(10.0, "rate of every link, Gb/s", gt=0)
+    link_delay_us: float = field(2.7, "one-way delay of every link, us (propagation plus host delay)",
+                                 source=PFABRIC_51, ge=0)
+
+    def engine(self) -> dict:
+        return {"kind": "star", "hosts": self.hosts, "rate_bps": bps(self.rate_gbps), "delay_ps": ps(self.link_delay_us)}
+
+    def host_count(self) -> int:
+        return self.hosts
+
+    def host_rate_bps(self) -> int:
+        return bps(self.rate_gbps)
+
+    def core_capacity_bps(self) -> Optional[int]:
+        return None
+
+
+class LeafSpineTopology(Model):
+    """Two-tier leaf-spine: every leaf connects to every spine. Defaults:
+    pFabric §5.1 (9 leaves x 16 hosts at 10 Gb/s, 4 spines, 40 Gb/s
+    uplinks). Host links carry 2.5 us of host delay on top of 0.2 us
+    propagation, as the pFabric ns-2 setup does, which gives its ~14.6 us
+    RTT across the spine and ~13.3 us under one leaf."""
+
+    kind: Literal["leaf_spine"] = field("leaf_spine", "the topology builder")
+    leaves: int = field(9, "leaf (top-of-rack) switches", source=PFABRIC_51, ge=1)
+    spines: int = field(4, "spine switches; every leaf has one uplink to each", source=PFABRIC_51, ge=1)
+    hosts_per_leaf: int = field(16, "hosts under each leaf", source=PFABRIC_51, ge=1)
+    host_rate_gbps: float = field(10.0, "host link rate, Gb/s", source=PFABRIC_51, gt=0)
+    spine_rate_gbps: float = field(40.0, "leaf-spine link rate, Gb/s", source=PFABRIC_51, gt=0)
+    host_link_delay_us: float = field(2.7, "one-way delay of a host link, us: 0.2 propagation + 2.5 host delay",
+                                      source=PFABRIC_51, ge=0)
+    spine_link_delay_us: float = field(0.2, "one-way delay of a leaf-spine link, us", source=PFABRIC_51, ge=0)
+
+    def spine_rate(self) -> float:
+        return self.spine_rate_gbps
+
+    def engine(self) -> dict:
+        return {
+            "kind": "leaf_spine",
+            "leaves": self.leaves,
+            "spines": self.spines,
+            "hosts_per_leaf": self.hosts_per_leaf,
+            "host_rate_bps": bps(self.host_rate_gbps),
+            "spine_rate_bps": bps(self.spine_rate()),
+            "host_delay_ps": ps(self.host_link_delay_us),
+            "spine_delay_ps": ps(self.spine_link_delay_us),
+        }
+
+    def host_count(self) -> int:
+        return self.leaves * self.hosts_per_leaf
+
+    def host_rate_bps(self) -> int:
+        return bps(self.host_rate_gbps)
+
+    def core_capacity_bps(self) -> Optional[int]:
+        # BFC §6.2 load: a fraction of the leaves' aggregate uplink capacity.
+        return self.leaves * self.spines * bps(self.spine_rate())
+
+
+FIG20 = "pFabric §5.4.3, Fig. 20"
+
+
+class OversubscribedLeafSpineTopology(LeafSpineTopology):
+    """Leaf-spine whose uplinks carry 1/oversubscription of the host
+    capacity. Defaults: pFabric §5.4.3 Fig. 20 (3 leaves x 48 hosts at
+    10 Gb/s, 4 x 40 Gb/s uplinks = 3:1)."""
+
+    kind: Literal["oversubscribed_leaf_spine"] = field("oversubscribed_leaf_spine", "the topology builder")  # type: ignore[assignment]
+    leaves: int = field(3, "leaf (top-of-rack) switches", source=FIG20, ge=1)
+    hosts_per_leaf: int = field(48, "hosts under each leaf", source=FIG20, ge=1)
+    oversubscription: float = field(3.0, "host capacity of a leaf over its uplink capacity; sets the uplink rate",
+                                    source=FIG20, ge=1.0)
+    spine_rate_gbps: Optional[float] = field(  # type: ignore[assignment]
+        None, "derived: hosts_per_leaf x host_rate_gbps / (spines x oversubscription); do not set", gt=0)
+
+    @model_validator(mode="after")
+    def _derived_rate(self):
+        if self.spine_rate_gbps is not None:
+            raise ValueError("spine_rate_gbps is derived from oversubscription; set oversubscription instead")
+        return self
+
+    def spine_rate(self) -> float:
+        return self.hosts_per_leaf * self.host_rate_gbps / (self.spines * self.oversubscription)
+
+
+class FatTreeTopology(Model):
+    """k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
+    and k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts."""
+
+    kind: Literal["fat_tree"] = field("fat_tree", "the topology builder")
+    k: int = field(8, "switch radix (even): k^3/4 hosts", ge=2, le=40)
+    host_rate_gbps: float = field(10.0, "host link rate, Gb/s", gt=0)
+    fabric_rate_gbps: float = field(10.0, "rate of every switch-to-switch link, Gb/s", gt=0)
+    host_link_delay_us: float = field(2.7, "one-way delay of a host link, us (propagation plus host delay)",
+                                      source=PFABRIC_51, ge=0)
+    fabric_link_delay_us: float = field(0.2, "one-way delay of a switch-to-switch link, us", source=PFABRIC_51, ge=0)
+
+    @model_validator(mode="after")
+    def _even(self):
+        if self.k % 2:
+            raise ValueError(f"k must be even, got {self.k}")
+        return self
+
+    def engine(self) -> dict:
+        return {
+            "kind": "fat_tree",
+            "k": self.k,
+            "host_rate_bps": bps(self.host_rate_gbps),
+            "fabric_rate_bps": bps(self.fabric_rate_gbps),
+            "host_delay_ps": ps(self.host_link_delay_us),
+            "fabric_delay_ps": ps(self.fabric_link_delay_us),
+        }
+
+    def host_count(self) -> int:
+        return self.k**3 // 4
+
+    def host_rate_bps(self) -> int:
+        return bps(self.host_rate_gbps)
+
+    def core_capacity_bps(self) -> Optional[int]:
+        # edge-switch uplinks: k pods x k/2 edges x k/2 uplinks
+        return self.k * (self.k // 2) ** 2 * bps(self.fabric_rate_gbps)
+
+
+Topology = Annotated[
+    Union[StarTopology, LeafSpineTopology, OversubscribedLeafSpineTopology, FatTreeTopology],
+    Field(discriminator="kind"),
+]
+TOPOLOGIES = {
+    "star": StarTopology,
+    "leaf_spine": LeafSpineTopology,
+    "oversubscribed_leaf_spine": OversubscribedLeafSpineTopology,
+    "fat_tree": FatTreeTopology,
+}
+
+
+class Routing(Model):
+    """Load balancing over equal-cost paths. pFabric §5.1 sprays packets;
+    PIAS's oversubscribed runs and BFC hash flows (ECMP)."""
+
+    load_balancing: Literal["ecmp", "spray"] = field(
+        "spray", "spray: each packet to a random equal-cost next hop; ecmp: each flow hashed onto one path",
+        source="pFabric §5.1 (packet spraying)")
