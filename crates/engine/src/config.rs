@@ -11,7 +11,7 @@ pub struct Config {
     pub topology: TopologyConfig,
     pub routing: RoutingConfig,
     pub port: PortConfig,
-    pub transport: TcpConfig,
+    pub transport: TransportConfig,
     pub workload: WorkloadConfig,
     /// Delay from a packet's arrival at a host to its delivery to the
     /// transport (host stack processing).
@@ -56,24 +56,73 @@ pub struct RoutingConfig {
     pub load_balancing: LoadBalancing,
 }
 
+/// The disciplines of the ports: host NICs, switch ports, and optionally
+/// other ones for the switches above the leaves (pFabric §5.4.3, Fig. 17:
+/// pFabric at the leaves only).
 #[derive(Clone, Debug, Deserialize)]
 pub struct PortConfig {
-    /// Drop-tail limit of every switch output queue.
-    pub switch_queue_bytes: u64,
-    /// Limit of each host NIC queue (`None`: unlimited).
+    pub host: QueueConfig,
+    pub switch: QueueConfig,
+    /// Spine, aggregation and core switch ports, if not as `switch`.
     #[serde(default)]
-    pub host_queue_bytes: Option<u64>,
-    /// Mark CE on arrival when this many bytes are already queued.
-    #[serde(default)]
-    pub ecn_threshold_bytes: Option<u64>,
+    pub upper_tiers: Option<QueueConfig>,
     /// Compute FIFO departures at arrival (no per-packet "serializer free"
     /// event). Off only to test it against the general path.
     #[serde(default = "yes")]
     pub fifo_fast_path: bool,
 }
 
+/// One port's buffer and discipline.
+#[derive(Clone, Debug, Deserialize)]
+pub struct QueueConfig {
+    pub discipline: Discipline,
+    /// Buffer limit in bytes (`None`: unlimited).
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// Mark CE on arrival when this many bytes are already queued.
+    #[serde(default)]
+    pub ecn_threshold_bytes: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Discipline {
+    Fifo,
+    Pfabric { starvation_prevention: bool },
+}
+
 fn yes() -> bool {
     true
+}
+
+/// The hosts' transport, by kind (one per scheme family).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TransportConfig {
+    Tcp(TcpConfig),
+}
+
+impl TransportConfig {
+    /// Payload bytes of a full data packet.
+    pub fn mss_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.mss_bytes,
+        }
+    }
+
+    /// Header bytes of a data packet.
+    pub fn header_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.header_bytes,
+        }
+    }
+
+    /// Bytes of an acknowledgement on the wire.
+    pub fn ack_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.ack_bytes,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]

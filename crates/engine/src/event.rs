@@ -2,9 +2,10 @@
 //! in a canonical order that does not depend on when they were scheduled:
 //! ports that finish serializing first (a packet whose last bit leaves at
 //! `t` frees its buffer for a packet arriving at `t`), then link arrivals by
-//! port index, then flow arrivals, then timers by flow slot and id. No two
-//! pending events share a key (a link or port has at most one event
-//! pending, a flow one timer, the workload one arrival), so the order is
+//! port index, then port timers by port and kind, then flow arrivals, then
+//! flow timers by flow slot, timer kind and flow id. No two pending events
+//! share a key (a link or port has at most one event of a kind pending, a
+//! flow one timer of a kind, the workload one arrival), so the order is
 //! total. Runs are therefore deterministic, and the FIFO fast path (no
 //! serializer events) gives exactly the results of the general path.
 //!
@@ -22,6 +23,11 @@ use std::collections::BinaryHeap;
 
 /// Everything that can happen. Plain data; the simulation dispatches on it
 /// with one `match`.
+///
+/// Room for the schemes to come is designed in: the kind takes three bits
+/// (five used), a port may have timers of its own (PFC pause expiry, credit
+/// pacing: `PortTimer`), and a flow up to eight kinds of timer (the
+/// retransmission timer, pacing, rate and probe timers: `FlowTimer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The oldest packet on the link of output port `port` reaches the far
@@ -32,40 +38,58 @@ pub enum Event {
     /// The output port `port` finished serializing a packet and has a
     /// backlog to serve.
     TxDone { port: u32 },
+    /// A timer of output port `port` (the port's discipline knows which).
+    PortTimer { port: u32, timer: u8 },
     /// The next flow of the workload starts.
     FlowArrival,
-    /// A retransmission timer of the flow in `slot` may have expired.
-    Rto { slot: u32, flow: u32 },
+    /// Timer `timer` of the flow in `slot` may have expired (`flow` tells
+    /// whether the slot still holds that flow).
+    FlowTimer { slot: u32, flow: u32, timer: u8 },
 }
 
-/// Port and slot indices are below 2^30.
-const INDEX_BITS: u32 = 30;
+/// Kinds of flow timer.
+pub mod timer {
+    /// The retransmission timer.
+    pub const RTO: u8 = 0;
+    /// How many kinds a flow may have.
+    pub const KINDS: u8 = 8;
+}
+
+/// The kind takes the top three bits of an event's code, then the port or
+/// flow slot (with the timer kind in its low three bits for timers), then
+/// the flow id. Port and slot indices are below 2^26 (2^29 for the events
+/// of packets).
+const KIND_SHIFT: u32 = 61;
+const INDEX_BITS: u32 = 29;
 const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+const TIMER_BITS: u32 = 3;
 
 impl Event {
     /// The event packed into 64 bits whose order is the tie-break among
-    /// simultaneous events (see the module comment): kind in the top two
-    /// bits, then the port or flow slot, then the flow id.
+    /// simultaneous events (see the module comment).
     #[inline]
     fn code(self) -> u64 {
         let (kind, index, flow) = match self {
             Event::TxDone { port } => (0u64, port, 0),
             Event::LinkArrival { port } => (1, port, 0),
-            Event::FlowArrival => (2, 0, 0),
-            Event::Rto { slot, flow } => (3, slot, flow),
+            Event::PortTimer { port, timer } => (2, port << TIMER_BITS | timer as u32, 0),
+            Event::FlowArrival => (3, 0, 0),
+            Event::FlowTimer { slot, flow, timer } => (4, slot << TIMER_BITS | timer as u32, flow),
         };
         debug_assert!((index as u64) <= INDEX_MASK);
-        kind << 62 | (index as u64) << 32 | flow as u64
+        kind << KIND_SHIFT | (index as u64) << 32 | flow as u64
     }
 
     #[inline]
     fn decode(code: u64) -> Event {
         let index = (code >> 32 & INDEX_MASK) as u32;
-        match code >> 62 {
+        let timer = (index & ((1 << TIMER_BITS) - 1)) as u8;
+        match code >> KIND_SHIFT {
             0 => Event::TxDone { port: index },
             1 => Event::LinkArrival { port: index },
-            2 => Event::FlowArrival,
-            _ => Event::Rto { slot: index, flow: code as u32 },
+            2 => Event::PortTimer { port: index >> TIMER_BITS, timer },
+            3 => Event::FlowArrival,
+            _ => Event::FlowTimer { slot: index >> TIMER_BITS, flow: code as u32, timer },
         }
     }
 }
@@ -92,13 +116,13 @@ const WHEEL_PORTS: u64 = 1 << PORT_BITS;
 
 #[inline]
 fn near_key(time: Time, code: u64) -> u32 {
-    ((time & SLOT_MASK) << (PORT_BITS + 1) | (code >> 62) << PORT_BITS | (code >> 32 & INDEX_MASK)) as u32
+    ((time & SLOT_MASK) << (PORT_BITS + 1) | (code >> KIND_SHIFT) << PORT_BITS | (code >> 32 & INDEX_MASK)) as u32
 }
 
 /// The code of a wheel entry.
 #[inline]
 fn near_code(key: u32) -> u64 {
-    ((key >> PORT_BITS & 1) as u64) << 62 | ((key as u64) & (WHEEL_PORTS - 1)) << 32
+    ((key >> PORT_BITS & 1) as u64) << KIND_SHIFT | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
 
 /// Width of one wheel slot: 2^14 ps = 16.4 ns.
@@ -182,7 +206,7 @@ impl Calendar {
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let code = event.code();
-        if code >> 63 == 0 && (code >> 32 & INDEX_MASK) < WHEEL_PORTS {
+        if code >> (KIND_SHIFT + 1) == 0 && (code >> 32 & INDEX_MASK) < WHEEL_PORTS {
             // A port event: into the wheel if its slot is within reach.
             let slot = time >> SLOT_BITS;
             let delta = slot.wrapping_sub(self.cursor);
@@ -413,7 +437,8 @@ mod tests {
                 };
                 seq += 1;
                 let event = match rnd() % 8 {
-                    0 => Event::Rto { slot: seq % 7, flow: seq },
+                    0 => Event::FlowTimer { slot: seq % 7, flow: seq, timer: (seq % 3) as u8 },
+                    5 => Event::PortTimer { port: seq % 11, timer: (seq % 8) as u8 },
                     1 if !flow_pending => {
                         flow_pending = true;
                         Event::FlowArrival
@@ -452,7 +477,9 @@ mod tests {
             Event::TxDone { port: (1 << INDEX_BITS) - 1 },
             Event::LinkArrival { port: 0 },
             Event::FlowArrival,
-            Event::Rto { slot: 12345, flow: u32::MAX },
+            Event::FlowTimer { slot: 12345, flow: u32::MAX, timer: 7 },
+            Event::FlowTimer { slot: (1 << (INDEX_BITS - TIMER_BITS)) - 1, flow: 0, timer: 0 },
+            Event::PortTimer { port: (1 << (INDEX_BITS - TIMER_BITS)) - 1, timer: 5 },
         ] {
             assert_eq!(Event::decode(e.code()), e);
         }
@@ -461,9 +488,12 @@ mod tests {
     #[test]
     fn canonical_order_among_ties() {
         let mut c = Calendar::new();
-        c.schedule(10, Event::Rto { slot: 3, flow: 1 });
-        c.schedule(10, Event::Rto { slot: 0, flow: 9 });
+        let rto = timer::RTO;
+        c.schedule(10, Event::FlowTimer { slot: 3, flow: 1, timer: rto });
+        c.schedule(10, Event::FlowTimer { slot: 0, flow: 9, timer: 1 });
+        c.schedule(10, Event::FlowTimer { slot: 0, flow: 9, timer: rto });
         c.schedule(10, Event::FlowArrival);
+        c.schedule(10, Event::PortTimer { port: 1, timer: 0 });
         c.schedule(10, Event::LinkArrival { port: 7 });
         c.schedule(10, Event::LinkArrival { port: 2 });
         c.schedule(10, Event::TxDone { port: 9 });
@@ -474,9 +504,11 @@ mod tests {
                 Event::TxDone { port: 9 },
                 Event::LinkArrival { port: 2 },
                 Event::LinkArrival { port: 7 },
+                Event::PortTimer { port: 1, timer: 0 },
                 Event::FlowArrival,
-                Event::Rto { slot: 0, flow: 9 },
-                Event::Rto { slot: 3, flow: 1 },
+                Event::FlowTimer { slot: 0, flow: 9, timer: rto },
+                Event::FlowTimer { slot: 0, flow: 9, timer: 1 },
+                Event::FlowTimer { slot: 3, flow: 1, timer: rto },
             ]
         );
     }

@@ -3,7 +3,7 @@
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
 //! engine"): `time`, `packet`, `event` (the calendar), `slot` (a wheel slot
-//! and its sort), `topology`, `routing`, `port`, `ring`, `tcp`, `workload`,
+//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines: FIFO, pFabric, ...), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`,
 //! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
 
 pub mod bitset;
@@ -13,13 +13,14 @@ pub mod metrics;
 pub mod packet;
 pub mod port;
 pub mod prefetch;
+pub mod queue;
 pub mod ring;
 pub mod routing;
 pub mod sim;
 pub mod slot;
-pub mod tcp;
 pub mod time;
 pub mod topology;
+pub mod transport;
 pub mod workload;
 
 pub use config::Config;

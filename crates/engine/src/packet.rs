@@ -2,8 +2,10 @@
 //! event calendar. It holds the header fields every scheme needs; fields a
 //! scheme does not use stay zero.
 
-/// What a packet is. Control kinds used by later schemes (pause/resume,
-/// grants, probes) get their own variant here.
+/// What a packet is. Packets that switches create (PFC and BFC pause and
+/// resume frames, DCQCN congestion notifications, ExpressPass credits) and
+/// the control packets of receiver-driven schemes (grants) get their own
+/// variant here: the byte has room for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
@@ -35,8 +37,10 @@ pub struct Packet {
     /// recently received segment). Empty when `sack_lo == sack_hi`.
     pub sack_lo: u32,
     pub sack_hi: u32,
-    /// Scheduling priority (lower is more urgent); unused by FIFO ports.
-    pub prio: u32,
+    /// Scheduling priority, lower is more urgent; unused by FIFO ports. 64
+    /// bits: a flow's remaining bytes (pFabric), a deadline in picoseconds
+    /// (pFabric-EDF), a queue number (PIAS) all fit.
+    pub prio: u64,
     /// Data: send time. Ack: echo of the data packet's send time
     /// (RFC 7323 timestamps), so every ACK gives an RTT sample.
     pub ts: u64,
@@ -47,6 +51,10 @@ pub struct Packet {
     pub size: u16,
     pub kind: Kind,
     pub flags: u8,
+    // 6 bytes of padding left within 48: room for a queue or class number
+    // (BFC's upstream queue), a hop count. Headers too large for the packet
+    // (HPCC's per-hop telemetry) are meant to live in a side table of the
+    // pool, indexed by packet id, not in every packet.
 }
 
 impl Packet {

@@ -1,20 +1,14 @@
 //! An output port: the buffer and serializer at one end of a link. The port
-//! owns buffer accounting and serialization; the discipline (`Queue`) only
-//! decides what to admit, mark and send next (STYLE_ANCHORS: composition,
-//! not inheritance). New disciplines are new `Queue` variants.
+//! owns buffer accounting and serialization; the discipline (`Queue`, in
+//! `queue/`) only decides what to admit, drop and send next (STYLE_ANCHORS:
+//! composition, not inheritance).
 
+use crate::config::QueueConfig;
 use crate::packet::{flags, Packet, PacketId};
+use crate::queue::{Admit, Entry, Queue};
 use crate::ring::Ring;
 use crate::time::Time;
 use std::hint::select_unpredictable;
-
-/// The queueing discipline of a port. It holds packet handles and sizes;
-/// the packets stay in the simulation's pool.
-#[derive(Debug)]
-pub enum Queue {
-    /// Drop-tail FIFO, optionally marking ECN when the queue is long.
-    Fifo(Ring<Hop>),
-}
 
 /// What a switch needs of a packet to forward it: its handle, wire size and
 /// destination. Queues and links carry this, so a switch hop never reads
@@ -115,7 +109,14 @@ pub struct Port {
 }
 
 impl Port {
-    pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, limit_bytes: u64, ecn_threshold: Option<u64>) -> Port {
+    pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, cfg: &QueueConfig) -> Port {
+        let mut p = Port::fifo(rate_bps, delay_ps, peer, cfg.limit_bytes.unwrap_or(u64::MAX), cfg.ecn_threshold_bytes);
+        p.queue = Queue::new(cfg);
+        p
+    }
+
+    /// A drop-tail FIFO port.
+    pub fn fifo(rate_bps: u64, delay_ps: Time, peer: u32, limit_bytes: u64, ecn_threshold: Option<u64>) -> Port {
         let per_byte = 8 * crate::time::PS_PER_S / rate_bps;
         let exact = (8 * crate::time::PS_PER_S).is_multiple_of(rate_bps) && per_byte <= u32::MAX as u64;
         Port {
@@ -254,15 +255,11 @@ impl Port {
     }
 
     pub fn is_empty(&self) -> bool {
-        match &self.queue {
-            Queue::Fifo(q) => q.is_empty(),
-        }
+        self.queue.is_empty()
     }
 
     pub fn len(&self) -> usize {
-        match &self.queue {
-            Queue::Fifo(q) => q.len(),
-        }
+        self.queue.len()
     }
 
     /// Buffer admission: drop-tail at the byte limit. On success the bytes
@@ -273,15 +270,23 @@ impl Port {
     pub fn admit(&mut self, size: u16) -> Result<bool, Drop> {
         let size = size as u64;
         if self.bytes + size > self.limit_bytes {
-            self.drops += 1;
-            self.drop_bytes += size;
+            self.count_drop(size);
             return Err(Drop::Overflow);
         }
         let mark = self.bytes >= self.ecn_threshold;
+        self.add_bytes(size);
+        Ok(mark)
+    }
+
+    fn count_drop(&mut self, size: u64) {
+        self.drops += 1;
+        self.drop_bytes += size;
+    }
+
+    fn add_bytes(&mut self, size: u64) {
         self.bytes += size;
         self.max_bytes = self.max_bytes.max(self.bytes);
         self.settle_above = self.max_bytes.min(self.ecn_threshold).min(u32::MAX as u64) as u32;
-        Ok(mark)
     }
 
     /// Set CE on an ECN-capable packet admitted above the threshold.
@@ -294,22 +299,42 @@ impl Port {
     }
 
     /// Offer a packet to the buffer (general path). On success it is
-    /// queued; the result says whether to mark it, as for `admit`.
+    /// queued; the result says whether to mark it, as for `admit`, and
+    /// which buffered packet was dropped to make room for it, if any (the
+    /// caller releases that one).
     #[inline]
-    pub fn enqueue(&mut self, hop: Hop) -> Result<bool, Drop> {
-        let mark = self.admit(hop.size)?;
+    pub fn enqueue(&mut self, e: Entry) -> Result<(bool, Option<Hop>), Drop> {
         match &mut self.queue {
-            Queue::Fifo(q) => q.push_back(hop),
+            Queue::Fifo(_) => {
+                let mark = self.admit(e.hop.size)?;
+                if let Queue::Fifo(q) = &mut self.queue {
+                    q.push_back(e.hop);
+                }
+                Ok((mark, None))
+            }
+            Queue::PFabric(q) => match q.offer(e, self.bytes, self.limit_bytes) {
+                Admit::Queued => {
+                    self.add_bytes(e.hop.size as u64);
+                    Ok((false, None))
+                }
+                Admit::Dropped => {
+                    self.count_drop(e.hop.size as u64);
+                    Err(Drop::Overflow)
+                }
+                Admit::Replaced(victim) => {
+                    self.count_drop(victim.size as u64);
+                    self.bytes -= victim.size as u64;
+                    self.add_bytes(e.hop.size as u64);
+                    Ok((false, Some(victim)))
+                }
+            },
         }
-        Ok(mark)
     }
 
     /// Take the next packet to serialize.
     #[inline]
     pub fn dequeue(&mut self) -> Option<Hop> {
-        let hop = match &mut self.queue {
-            Queue::Fifo(q) => q.pop_front(),
-        }?;
+        let hop = self.queue.pop()?;
         self.bytes -= hop.size as u64;
         Some(hop)
     }
@@ -318,9 +343,7 @@ impl Port {
     /// at `now`: buffered and not yet serializing, versus on the link.
     pub fn occupancy(&self, now: Time) -> (u64, u64, u64, u64) {
         let sum = |it: &mut dyn Iterator<Item = u64>| it.fold((0, 0), |(n, b), x| (n + 1, b + x));
-        let (qp, qb) = match &self.queue {
-            Queue::Fifo(q) => sum(&mut q.iter().map(|h| h.size as u64)),
-        };
+        let (qp, qb) = sum(&mut self.queue.sizes());
         // Fast-path packets that have not started are on `wire` already.
         let (bp, bb) =
             sum(&mut self.wire.iter().skip(self.started as usize).filter(|w| self.start_of(w) > now).map(|w| w.hop.size as u64));
@@ -340,7 +363,7 @@ mod tests {
     #[test]
     fn serialization_fast_path_agrees_with_division() {
         for rate in [10_000_000_000u64, 40_000_000_000, 100_000_000_000, 3, 12_345_678_901] {
-            let p = Port::new(rate, 0, 1, 1, None);
+            let p = Port::fifo(rate, 0, 1, 1, None);
             for bytes in [1u64, 40, 1500, 9000] {
                 assert_eq!(p.serialization(bytes), crate::time::serialization(bytes, rate));
             }
@@ -349,11 +372,12 @@ mod tests {
 
     #[test]
     fn drop_tail_at_the_byte_limit() {
-        let mut p = Port::new(10, 0, 1, 3000, None);
+        let mut p = Port::fifo(10, 0, 1, 3000, None);
         let hop = |id, size| Hop { id, size, dst: 1 };
-        assert_eq!(p.enqueue(hop(0, 1500)), Ok(false));
-        assert_eq!(p.enqueue(hop(1, 1500)), Ok(false));
-        assert_eq!(p.enqueue(hop(2, 40)), Err(Drop::Overflow));
+        let entry = |id, size| Entry { hop: hop(id, size), ..Default::default() };
+        assert_eq!(p.enqueue(entry(0, 1500)), Ok((false, None)));
+        assert_eq!(p.enqueue(entry(1, 1500)), Ok((false, None)));
+        assert_eq!(p.enqueue(entry(2, 40)), Err(Drop::Overflow));
         assert_eq!(p.stats().drops, 1);
         assert_eq!(p.bytes, 3000);
         assert_eq!(p.dequeue(), Some(hop(0, 1500)));
@@ -362,11 +386,12 @@ mod tests {
 
     #[test]
     fn marks_ect_packets_above_threshold_only() {
-        let mut p = Port::new(10, 0, 1, 100_000, Some(3000));
+        let mut p = Port::fifo(10, 0, 1, 100_000, Some(3000));
         let mut pkts = [pkt(1500, true), pkt(1500, true), pkt(1500, false), pkt(1500, true)];
         for (i, x) in pkts.iter_mut().enumerate() {
             // the third is not ECT: never marked; the fourth sees 4500 B queued
-            if p.enqueue(Hop { id: i as u32, size: x.size, dst: 1 }).unwrap() {
+            let e = Entry { hop: Hop { id: i as u32, size: x.size, dst: 1 }, ..Default::default() };
+            if p.enqueue(e).unwrap().0 {
                 p.mark(x);
             }
         }

@@ -5,22 +5,23 @@
 use crate::config::Config;
 use crate::event::{Calendar, Event};
 use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, UnfinishedRecord};
-use crate::packet::{flags, Kind, Packet, PacketId, Pool};
+use crate::packet::{Kind, Packet, PacketId, Pool};
 use crate::port::{Hop, Port};
+use crate::queue::Entry;
 use crate::routing::Routes;
-use crate::tcp::{AckInfo, TcpReceiver, TcpSender};
 use crate::time::{serialization, Time};
 use crate::topology::Network;
+use crate::transport::{Segment, Transport};
 use crate::workload::{FlowGen, FlowSpec};
 
 /// State of one active flow: both endpoints live in the same slot.
 struct Flow {
     spec: FlowSpec,
-    n_segs: u32,
     ideal: Time,
-    snd: TcpSender,
-    rcv: TcpReceiver,
+    ep: Transport,
     recorded: bool,
+    /// Timer kinds with an entry in the calendar (one bit each).
+    timers_pending: u8,
 }
 
 /// Active flows in a slab: slots are reused, so memory follows the number
@@ -89,14 +90,17 @@ pub struct Simulation {
     flows: FlowTable,
     records: Vec<FlowRecord>,
     counters: Counters,
-    segs: Vec<u32>,
+    segs: Vec<Segment>,
     status: Status,
+    /// Every port is a FIFO on the fast path (one predictable test per
+    /// packet instead of a look at the port's discipline).
+    all_fifo_fast: bool,
 }
 
 impl Simulation {
     pub fn new(cfg: Config) -> Result<Simulation, String> {
         let t = &cfg.transport;
-        if t.mss_bytes == 0 || t.mss_bytes + t.header_bytes > u16::MAX as u32 || t.ack_bytes == 0 {
+        if t.mss_bytes() == 0 || t.mss_bytes() + t.header_bytes() > u16::MAX as u32 || t.ack_bytes() == 0 {
             return Err("mss_bytes + header_bytes must be in 1..65535 and ack_bytes > 0".into());
         }
         let net = Network::build(&cfg.topology)?;
@@ -108,24 +112,25 @@ impl Simulation {
             .links
             .iter()
             .map(|l| {
-                let from_host = net.is_host(l.node);
-                let limit = if from_host {
-                    cfg.port.host_queue_bytes.unwrap_or(u64::MAX)
+                let q = if net.is_host(l.node) {
+                    &cfg.port.host
+                } else if net.nodes[l.node as usize].tier >= 2 {
+                    cfg.port.upper_tiers.as_ref().unwrap_or(&cfg.port.switch)
                 } else {
-                    cfg.port.switch_queue_bytes
+                    &cfg.port.switch
                 };
-                let ecn = if from_host { None } else { cfg.port.ecn_threshold_bytes };
-                let mut p = Port::new(l.rate_bps, l.delay_ps, l.peer, limit, ecn);
+                let mut p = Port::new(l.rate_bps, l.delay_ps, l.peer, q);
                 if net.is_host(l.peer) {
                     p.set_arrival_extra(cfg.host_delay_ps);
                 }
                 p
             })
             .collect();
+        let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
         // The calendar's wheel spans the longest hop (a full packet's
         // serialization, propagation and host delay): where packet events land.
-        let mtu = (cfg.transport.mss_bytes + cfg.transport.header_bytes) as u64;
+        let mtu = (cfg.transport.mss_bytes() + cfg.transport.header_bytes()) as u64;
         let hop = ports.iter().map(|p| p.serialization(mtu) + p.fixed_ps()).max();
         let mut cal = Calendar::with_horizon(hop.unwrap_or(0));
         let next_flow = gen.next_flow();
@@ -147,6 +152,7 @@ impl Simulation {
             counters: Counters::default(),
             segs: Vec::with_capacity(64),
             status: Status::Running,
+            all_fifo_fast,
         })
     }
 
@@ -179,28 +185,22 @@ impl Simulation {
     /// time leaves behind. Flows whose arrival lies beyond the stop time
     /// never started and are not listed.
     pub fn unfinished(&self) -> Vec<UnfinishedRecord> {
-        let mss = self.cfg.transport.mss_bytes as u64;
         let mut out: Vec<UnfinishedRecord> = self
             .flows
             .slots
             .iter()
             .flatten()
             .filter(|f| !f.recorded)
-            .map(|f| {
-                // every received segment is a full MSS except the last one
-                let last = f.spec.size - (f.n_segs as u64 - 1) * mss;
-                let short = if f.rcv.has(f.n_segs - 1) { mss - last } else { 0 };
-                UnfinishedRecord {
-                    id: f.spec.id,
-                    src: f.spec.src,
-                    dst: f.spec.dst,
-                    size: f.spec.size,
-                    start: f.spec.start,
-                    delivered: f.rcv.received() as u64 * mss - short,
-                    ideal: f.ideal,
-                    retx: f.snd.retx,
-                    timeouts: f.snd.timeouts,
-                }
+            .map(|f| UnfinishedRecord {
+                id: f.spec.id,
+                src: f.spec.src,
+                dst: f.spec.dst,
+                size: f.spec.size,
+                start: f.spec.start,
+                delivered: f.ep.delivered_bytes(&self.cfg.transport),
+                ideal: f.ideal,
+                retx: f.ep.retransmits(),
+                timeouts: f.ep.timeouts(),
             })
             .collect();
         out.sort_by_key(|r| r.id);
@@ -235,7 +235,8 @@ impl Simulation {
                 Event::LinkArrival { port } => self.on_link_arrival(port),
                 Event::TxDone { port } => self.on_tx_done(port),
                 Event::FlowArrival => self.on_flow_arrival(),
-                Event::Rto { slot, flow } => self.on_rto(slot, flow),
+                Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
+                Event::PortTimer { .. } => unreachable!("no discipline sets port timers yet"),
             }
         }
         if self.counters.flows_finished == self.gen.total {
@@ -269,7 +270,7 @@ impl Simulation {
     fn offer(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        if self.cfg.port.fifo_fast_path {
+        if self.all_fifo_fast || (self.cfg.port.fifo_fast_path && p.queue.is_fifo()) {
             // FIFO: the packet leaves when the packets ahead of it are done.
             let start = p.busy_until.max(now);
             match p.admit_fifo(now, start, hop.size) {
@@ -284,11 +285,18 @@ impl Simulation {
             self.transmit_at(port, hop, now, false);
             return;
         }
-        match p.enqueue(hop) {
+        match p.enqueue(Entry::of(hop, self.pool.get(hop.id))) {
             Err(_) => return self.drop_packet(hop.id),
-            Ok(true) => p.mark(self.pool.get_mut(hop.id)),
-            Ok(false) => {}
+            Ok((mark, evicted)) => {
+                if mark {
+                    p.mark(self.pool.get_mut(hop.id));
+                }
+                if let Some(victim) = evicted {
+                    self.drop_packet(victim.id);
+                }
+            }
         }
+        let p = &mut self.ports[port as usize];
         if !p.wake_pending {
             p.wake_pending = true;
             self.cal.schedule(p.busy_until, Event::TxDone { port });
@@ -370,57 +378,47 @@ impl Simulation {
 
     fn start_flow(&mut self, spec: FlowSpec) {
         let t = &self.cfg.transport;
-        let n_segs = spec.size.div_ceil(t.mss_bytes as u64);
-        let n_segs = u32::try_from(n_segs).expect("flow too large");
-        let wire = spec.size + n_segs as u64 * t.header_bytes as u64;
-        let first_pkt = spec.size.min(t.mss_bytes as u64) + t.header_bytes as u64;
+        let (mss, hdr) = (t.mss_bytes() as u64, t.header_bytes() as u64);
+        let wire = spec.size + spec.size.div_ceil(mss) * hdr;
+        let first_pkt = spec.size.min(mss) + hdr;
         let ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
-        let flow = Flow {
-            spec,
-            n_segs,
-            ideal,
-            snd: TcpSender::new(n_segs, t),
-            rcv: TcpReceiver::new(n_segs),
-            recorded: false,
-        };
+        let flow = Flow { spec, ideal, ep: Transport::new(&spec, t), recorded: false, timers_pending: 0 };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;
         self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
         let mut segs = std::mem::take(&mut self.segs);
         let f = self.flows.get(slot, spec.id).expect("just inserted");
-        f.snd.fill(self.now, &mut segs);
+        f.ep.start(self.now, &self.cfg.transport, &mut segs);
         self.send_segments(slot, spec.id, &mut segs);
         self.segs = segs;
     }
 
-    /// Build and inject the data packets of `segs`, then arm the timer.
-    fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<u32>) {
-        let t = &self.cfg.transport;
-        let (mss, hdr) = (t.mss_bytes as u64, t.header_bytes as u64);
-        let ect = if t.ecn { flags::ECT } else { 0 };
+    /// Build and inject the data packets of `segs`, then arm the flow's
+    /// timers.
+    fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<Segment>) {
         let Some(f) = self.flows.get(slot, id) else { return };
         let spec = f.spec;
-        let n_segs = f.n_segs;
-        let (deadline, pending) = (f.snd.rto_deadline, f.snd.timer_pending);
-        if let (Some(d), false) = (deadline, pending) {
-            f.snd.timer_pending = true;
-            self.cal.schedule(d, Event::Rto { slot, flow: id });
+        for kind in 0..f.ep.timer_kinds() {
+            let bit = 1 << kind;
+            if let (Some(d), 0) = (f.ep.deadline(kind), f.timers_pending & bit) {
+                f.timers_pending |= bit;
+                self.cal.schedule(d, Event::FlowTimer { slot, flow: id, timer: kind });
+            }
         }
-        for &seg in segs.iter() {
-            let payload = if seg + 1 == n_segs { spec.size - (n_segs as u64 - 1) * mss } else { mss };
+        for seg in segs.iter() {
             let pkt = Packet {
                 flow: id,
                 slot,
-                seq: seg,
+                seq: seg.seq,
                 sack_lo: 0,
                 sack_hi: 0,
-                prio: 0,
+                prio: seg.prio,
                 ts: self.now,
                 src: spec.src as u16,
                 dst: spec.dst as u16,
-                size: (payload + hdr) as u16,
+                size: seg.size,
                 kind: Kind::Data,
-                flags: ect,
+                flags: seg.flags,
             };
             self.counters.data_pkts += 1;
             self.inject(spec.src, pkt);
@@ -429,7 +427,7 @@ impl Simulation {
     }
 
     /// Packet `id` is delivered to `host`. A data packet's pool slot is
-    /// reused for its ACK; any other packet leaves the network here.
+    /// reused for its reply; any other packet leaves the network here.
     fn on_host_receive(&mut self, host: u32, id: PacketId) {
         let pkt = *self.pool.get(id);
         self.counters.delivered_pkts += 1;
@@ -443,8 +441,8 @@ impl Simulation {
         };
         match pkt.kind {
             Kind::Data => {
-                let (ackno, lo, hi) = f.rcv.on_data(pkt.seq);
-                if f.rcv.complete() && !f.recorded {
+                let reply = f.ep.on_data(&pkt, &self.cfg.transport);
+                if f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
                     self.records.push(FlowRecord {
                         id: f.spec.id,
@@ -454,40 +452,29 @@ impl Simulation {
                         start: f.spec.start,
                         finish: now,
                         ideal: f.ideal,
-                        retx: f.snd.retx,
-                        timeouts: f.snd.timeouts,
+                        retx: f.ep.retransmits(),
+                        timeouts: f.ep.timeouts(),
                     });
                     self.counters.flows_finished += 1;
                 }
-                let ack = Packet {
-                    seq: ackno,
-                    sack_lo: lo,
-                    sack_hi: hi,
-                    src: pkt.dst,
-                    dst: pkt.src,
-                    size: self.cfg.transport.ack_bytes as u16,
-                    kind: Kind::Ack,
-                    flags: if pkt.has(flags::CE) { flags::ECE } else { 0 },
-                    ..pkt
-                };
-                self.counters.ack_pkts += 1;
-                *self.pool.get_mut(id) = ack;
-                self.send_from(host, id, ack);
+                match reply {
+                    Some(ack) => {
+                        self.counters.ack_pkts += 1;
+                        *self.pool.get_mut(id) = ack;
+                        self.send_from(host, id, ack);
+                    }
+                    None => {
+                        self.pool.release(id);
+                    }
+                }
             }
             Kind::Ack => {
                 self.pool.release(id);
-                let info = AckInfo {
-                    ackno: pkt.seq,
-                    sack_lo: pkt.sack_lo,
-                    sack_hi: pkt.sack_hi,
-                    ts_echo: pkt.ts,
-                    ece: pkt.has(flags::ECE),
-                };
                 let mut segs = std::mem::take(&mut self.segs);
-                let retx_before = f.snd.retx;
-                f.snd.on_ack(now, info, &self.cfg.transport, &mut segs);
-                self.counters.retransmitted_pkts += (f.snd.retx - retx_before) as u64;
-                if f.snd.done() && f.recorded {
+                let retx_before = f.ep.retransmits();
+                f.ep.on_ack(now, &pkt, &self.cfg.transport, &mut segs);
+                self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                if f.ep.sender_done() && f.recorded {
                     self.flows.remove(pkt.slot);
                 } else {
                     self.send_segments(pkt.slot, pkt.flow, &mut segs);
@@ -497,23 +484,24 @@ impl Simulation {
         }
     }
 
-    fn on_rto(&mut self, slot: u32, id: u32) {
+    fn on_flow_timer(&mut self, slot: u32, id: u32, kind: u8) {
         let now = self.now;
         let Some(f) = self.flows.get(slot, id) else { return };
-        f.snd.timer_pending = false;
-        match f.snd.rto_deadline {
+        let bit = 1 << kind;
+        f.timers_pending &= !bit;
+        match f.ep.deadline(kind) {
             None => {}
             Some(d) if d > now => {
                 // Re-armed since this event was scheduled: sleep again.
-                f.snd.timer_pending = true;
-                self.cal.schedule(d, Event::Rto { slot, flow: id });
+                f.timers_pending |= bit;
+                self.cal.schedule(d, Event::FlowTimer { slot, flow: id, timer: kind });
             }
             Some(_) => {
                 let mut segs = std::mem::take(&mut self.segs);
-                let retx_before = f.snd.retx;
-                f.snd.on_timeout(now, &self.cfg.transport, &mut segs);
-                self.counters.timeouts += 1;
-                self.counters.retransmitted_pkts += (f.snd.retx - retx_before) as u64;
+                let (retx_before, timeouts_before) = (f.ep.retransmits(), f.ep.timeouts());
+                f.ep.on_timer(now, kind, &self.cfg.transport, &mut segs);
+                self.counters.timeouts += (f.ep.timeouts() - timeouts_before) as u64;
+                self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 self.send_segments(slot, id, &mut segs);
                 self.segs = segs;
             }

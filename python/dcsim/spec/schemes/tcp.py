@@ -68,6 +68,7 @@ class TcpScheme(Model):
         if fr == "auto":
             fr = routing.load_balancing != "spray"
         transport = {
+            "kind": "tcp",
             "mss_bytes": self.mss_bytes,
             "header_bytes": self.header_bytes,
             "ack_bytes": self.ack_bytes,
@@ -80,9 +81,11 @@ class TcpScheme(Model):
             "dupack_threshold": self.dupack_threshold,
             "ecn": self.ecn,
         }
+        fifo = {"kind": "fifo"}
         port = {
-            "switch_queue_bytes": self.queue_bytes,
-            "host_queue_bytes": self.resolved_host_queue(),
-            "ecn_threshold_bytes": self.ecn_threshold_bytes,
+            # ECN marking at the switches; a host's NIC queue does not mark
+            "host": {"discipline": fifo, "limit_bytes": self.resolved_host_queue()},
+            "switch": {"discipline": fifo, "limit_bytes": self.queue_bytes,
+                       "ecn_threshold_bytes": self.ecn_threshold_bytes},
         }
         return transport, port

@@ -11,9 +11,90 @@
 //! Not modeled: the handshake, delayed ACKs (every segment is ACKed), SACK
 //! reneging, receive windows.
 
+use super::Segment;
 use crate::bitset::Bitset;
 use crate::config::TcpConfig;
+use crate::packet::{flags, Kind, Packet};
 use crate::time::Time;
+use crate::workload::FlowSpec;
+
+/// Both ends of a TCP flow. The sender and receiver count in segments;
+/// this turns segment numbers into packets (sizes, flags, priorities).
+#[derive(Debug)]
+pub struct TcpFlow {
+    size: u64,
+    pub snd: TcpSender,
+    pub rcv: TcpReceiver,
+    /// Segment numbers to send, reused between calls.
+    segs: Vec<u32>,
+}
+
+impl TcpFlow {
+    pub fn new(spec: &FlowSpec, cfg: &TcpConfig) -> TcpFlow {
+        let n_segs = u32::try_from(spec.size.div_ceil(cfg.mss_bytes as u64)).expect("flow too large");
+        TcpFlow { size: spec.size, snd: TcpSender::new(n_segs, cfg), rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
+    }
+
+    pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        self.snd.fill(now, &mut self.segs);
+        self.emit(cfg, out);
+    }
+
+    /// The receiver takes a data packet; returns its ACK (the data
+    /// packet's fields, turned around).
+    pub fn on_data(&mut self, data: &Packet, cfg: &TcpConfig) -> Packet {
+        let (ackno, lo, hi) = self.rcv.on_data(data.seq);
+        Packet {
+            seq: ackno,
+            sack_lo: lo,
+            sack_hi: hi,
+            src: data.dst,
+            dst: data.src,
+            size: cfg.ack_bytes as u16,
+            kind: Kind::Ack,
+            flags: if data.has(flags::CE) { flags::ECE } else { 0 },
+            ..*data
+        }
+    }
+
+    pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        let info = AckInfo {
+            ackno: ack.seq,
+            sack_lo: ack.sack_lo,
+            sack_hi: ack.sack_hi,
+            ts_echo: ack.ts,
+            ece: ack.has(flags::ECE),
+        };
+        self.snd.on_ack(now, info, cfg, &mut self.segs);
+        self.emit(cfg, out);
+    }
+
+    pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        self.snd.on_timeout(now, cfg, &mut self.segs);
+        self.emit(cfg, out);
+    }
+
+    /// Payload bytes the receiver holds.
+    pub fn delivered_bytes(&self, cfg: &TcpConfig) -> u64 {
+        let mss = cfg.mss_bytes as u64;
+        let n = self.rcv.n_segs;
+        // every received segment is a full MSS except the last one
+        let short = if self.rcv.has(n - 1) { n as u64 * mss - self.size } else { 0 };
+        self.rcv.received() as u64 * mss - short
+    }
+
+    /// The segments the sender chose, as packets to build.
+    fn emit(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        let (mss, hdr) = (cfg.mss_bytes as u64, cfg.header_bytes as u64);
+        let last = self.snd.n_segs - 1;
+        let last_payload = self.size - last as u64 * mss;
+        let ect = if cfg.ecn { flags::ECT } else { 0 };
+        out.extend(self.segs.drain(..).map(|seq| {
+            let payload = if seq == last { last_payload } else { mss };
+            Segment { seq, size: (payload + hdr) as u16, flags: ect, prio: 0 }
+        }));
+    }
+}
 
 /// Sender state of one flow.
 #[derive(Debug)]

@@ -1,0 +1,100 @@
+//! Port disciplines: which arriving packets a port's buffer takes, which
+//! it drops, and in what order it sends them. The port (`port.rs`) owns
+//! serialization and byte accounting; a discipline only decides. A new
+//! discipline is a module here and one arm of `Queue`; the event loop does
+//! not change.
+//!
+//! A FIFO's departure order is fixed on arrival, so FIFO ports take the
+//! fast path (departures computed at admission, no per-packet "serializer
+//! free" event); the other disciplines choose the next packet when the
+//! serializer frees up (`TxDone`).
+
+pub mod pfabric;
+
+use crate::config::{Discipline, QueueConfig};
+use crate::packet::{Kind, Packet};
+use crate::port::Hop;
+use crate::ring::Ring;
+
+/// What a discipline knows of a buffered packet: its handle, size and
+/// destination, and, for disciplines that choose by it, its priority and
+/// flow (a flow's data and its ACKs count as two flows, as they do for
+/// ns-2's pFabric queue, which tells flows apart by source and
+/// destination address).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entry {
+    pub hop: Hop,
+    pub prio: u64,
+    pub flow: u32,
+}
+
+impl Entry {
+    pub fn of(hop: Hop, pkt: &Packet) -> Entry {
+        Entry { hop, prio: pkt.prio, flow: pkt.flow << 1 | (pkt.kind != Kind::Data) as u32 }
+    }
+}
+
+/// What a discipline decided about an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// Queued; nothing dropped.
+    Queued,
+    /// The arriving packet was dropped.
+    Dropped,
+    /// The arriving packet was queued and this buffered one dropped to
+    /// make room (pFabric's priority dropping).
+    Replaced(Hop),
+}
+
+#[derive(Debug)]
+pub enum Queue {
+    /// Drop-tail FIFO, optionally marking ECN when the queue is long.
+    Fifo(Ring<Hop>),
+    /// pFabric (§4.1): send the most urgent packet, drop the least urgent.
+    PFabric(pfabric::PFabricQueue),
+}
+
+impl Queue {
+    pub fn new(cfg: &QueueConfig) -> Queue {
+        match cfg.discipline {
+            Discipline::Fifo => Queue::Fifo(Ring::new()),
+            Discipline::Pfabric { starvation_prevention } => {
+                Queue::PFabric(pfabric::PFabricQueue::new(starvation_prevention))
+            }
+        }
+    }
+
+    /// FIFO: departures can be computed on arrival (the fast path).
+    #[inline]
+    pub fn is_fifo(&self) -> bool {
+        matches!(self, Queue::Fifo(_))
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Queue::Fifo(q) => q.len(),
+            Queue::PFabric(q) => q.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sizes of the buffered packets.
+    pub fn sizes(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        match self {
+            Queue::Fifo(q) => Box::new(q.iter().map(|h| h.size as u64)),
+            Queue::PFabric(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
+        }
+    }
+
+    /// Take the next packet to serialize.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Hop> {
+        match self {
+            Queue::Fifo(q) => q.pop_front(),
+            Queue::PFabric(q) => q.pop(),
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Host transports: both endpoints of a flow. Sans-IO (STYLE_ANCHORS,
+//! smoltcp): a transport never touches the clock, the calendar or a port.
+//! It takes `now` and a packet or a timer, says which packets to send
+//! (`Segment`s, or the reply to a data packet) and when its timers should
+//! fire; the simulation does the rest. A new transport is a module here and
+//! one arm of `Transport`; the event loop does not change.
+
+pub mod tcp;
+
+use crate::config::TransportConfig;
+use crate::event::timer;
+use crate::packet::Packet;
+use crate::time::Time;
+use crate::workload::FlowSpec;
+
+/// A data packet a sender asks to send: the simulation builds the packet
+/// (flow, endpoints, timestamp) around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u32,
+    /// Bytes on the wire.
+    pub size: u16,
+    pub flags: u8,
+    /// The packet's scheduling priority (lower is more urgent).
+    pub prio: u64,
+}
+
+/// Both endpoints of one flow, by transport.
+#[derive(Debug)]
+pub enum Transport {
+    /// The TCP family: NewReno + SACK (TCP-DropTail), with ECN.
+    Tcp(tcp::TcpFlow),
+}
+
+macro_rules! with_cfg {
+    ($self:expr, $cfg:expr, $t:ident, $c:ident => $body:expr) => {
+        match ($self, $cfg) {
+            (Transport::Tcp($t), TransportConfig::Tcp($c)) => $body,
+        }
+    };
+}
+
+impl Transport {
+    pub fn new(spec: &FlowSpec, cfg: &TransportConfig) -> Transport {
+        match cfg {
+            TransportConfig::Tcp(c) => Transport::Tcp(tcp::TcpFlow::new(spec, c)),
+        }
+    }
+
+    /// The flow starts: what to send first.
+    pub fn start(&mut self, now: Time, cfg: &TransportConfig, out: &mut Vec<Segment>) {
+        with_cfg!(self, cfg, t, c => t.start(now, c, out))
+    }
+
+    /// The receiving end takes a data packet; returns the reply to send
+    /// back, if any.
+    #[inline]
+    pub fn on_data(&mut self, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
+        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)))
+    }
+
+    /// The sending end takes an acknowledgement (or other feedback).
+    #[inline]
+    pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig, out: &mut Vec<Segment>) {
+        with_cfg!(self, cfg, t, c => t.on_ack(now, ack, c, out))
+    }
+
+    /// How many kinds of timer (`event::timer`) this transport uses; kinds
+    /// `0..timer_kinds()`.
+    #[inline]
+    pub fn timer_kinds(&self) -> u8 {
+        match self {
+            Transport::Tcp(_) => 1,
+        }
+    }
+
+    /// When timer `kind` should fire (None: not armed). The simulation
+    /// keeps at most one calendar entry per flow and kind, and re-arms it
+    /// lazily when it fires early.
+    #[inline]
+    pub fn deadline(&self, kind: u8) -> Option<Time> {
+        match self {
+            Transport::Tcp(t) => {
+                debug_assert_eq!(kind, timer::RTO);
+                t.snd.rto_deadline
+            }
+        }
+    }
+
+    /// Timer `kind` fired at its deadline.
+    pub fn on_timer(&mut self, now: Time, kind: u8, cfg: &TransportConfig, out: &mut Vec<Segment>) {
+        with_cfg!(self, cfg, t, c => {
+            debug_assert_eq!(kind, timer::RTO);
+            t.on_timeout(now, c, out)
+        })
+    }
+
+    /// The receiver holds every byte.
+    #[inline]
+    pub fn receiver_complete(&self) -> bool {
+        match self {
+            Transport::Tcp(t) => t.rcv.complete(),
+        }
+    }
+
+    /// The sender has nothing left to do (every byte acknowledged).
+    #[inline]
+    pub fn sender_done(&self) -> bool {
+        match self {
+            Transport::Tcp(t) => t.snd.done(),
+        }
+    }
+
+    /// Data packets sent more than once, so far.
+    #[inline]
+    pub fn retransmits(&self) -> u32 {
+        match self {
+            Transport::Tcp(t) => t.snd.retx,
+        }
+    }
+
+    /// Retransmission timeouts, so far.
+    #[inline]
+    pub fn timeouts(&self) -> u32 {
+        match self {
+            Transport::Tcp(t) => t.snd.timeouts,
+        }
+    }
+
+    /// Payload bytes the receiver holds.
+    pub fn delivered_bytes(&self, cfg: &TransportConfig) -> u64 {
+        with_cfg!(self, cfg, t, c => t.delivered_bytes(c))
+    }
+}
