@@ -112,7 +112,7 @@ def _spec(tmp_path, text):
 @pytest.mark.parametrize(
     "text,needle",
     [
-        (BASE.replace('name = "tcp"', 'name = "xcp"'), "scheme.name: Input should be 'tcp', got 'xcp'"),
+        (BASE.replace('name = "tcp"', 'name = "xcp"'), "scheme.name: unknown scheme 'xcp' (did you mean 'tcp'?)"),
         (BASE.replace('kind = "star"', 'kind = "torus"'), "unknown topology 'torus'"),
         (BASE + "cdf = \"web_serch\"\n", "workload.cdf: 'web_serch' is neither a shipped workload"),
         (BASE + "load = 1.5\n", "workload.load: Input should be less than 1"),

@@ -68,7 +68,7 @@ def test_cli_resolves_a_spec_with_overrides():
     r = cli("spec", ROOT / "examples" / "star_trace.toml", "--set", "workload.flows=3")
     assert r.returncode == 0, r.stderr
     spec = json.loads(r.stdout)
-    assert spec["workload"]["flows"] == 3 and spec["scheme"]["queue_bytes"] == 225_000
+    assert spec["workload"]["flows"] == 3 and spec["scheme"]["queue_bytes"] == 219_000
     assert spec["name"] == "tcp-trace-incast (workload.flows=3)"
 
 
@@ -80,5 +80,5 @@ def test_list_prints_whole_descriptions_and_scheme_parameters():
         assert " ".join(model.__doc__.split()) in flat, model.__name__
     r = cli("list", "schemes")
     flat = " ".join(r.stdout.split())
-    assert "queue_bytes = 225_000: drop-tail limit of every switch port, bytes [pFabric §5.1, Table 1]" in flat
+    assert "queue_bytes = 219_000: drop-tail limit of every switch port, bytes (150 x 1460; the paper's Table 1 says 225 KB) [pFabric ns-2 scripts (PARAMS.md §1)]" in flat
     assert "min_rto_us = 200:" in flat

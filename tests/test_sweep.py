@@ -81,7 +81,7 @@ def test_bad_grids_fail_before_running(tmp_path):
     [
         ({"workload.lod": [0.1]}, "grid: unknown field 'workload.lod'"),
         ({}, "grid is empty"),
-        ({"scheme.name": ["tcp", "xcp"]}, "scheme.name: Input should be 'tcp', got 'xcp'"),
+        ({"scheme.name": ["tcp", "xcp"]}, "scheme.name: unknown scheme 'xcp' (did you mean 'tcp'?)"),
     ],
 )
 def test_cli_bad_sweep_exits_2(tmp_path, grid, needle):

@@ -14,26 +14,32 @@ from conftest import run_checked
 MSS, HDR = 1460, 40
 
 
-def trace_spec(trace, topology="leaf_spine", **scheme):
+def trace_spec(trace, topology="leaf_spine", fct_at="sender", **scheme):
     return Spec.model_validate(
         {
             "topology": {"kind": topology},
             "scheme": {"name": "tcp", **scheme},
             "workload": {"matrix": "trace", "trace": trace},
+            "run": {"fct_at": fct_at},
         }
     )
 
 
-def analytic_fct(size, hops, host_delay=0.0):
+def analytic_fct(size, hops, host_delay=0.0, fct_at="receiver"):
     """Store-and-forward of a back-to-back packet train: the bottleneck
     serializes all bytes, every other hop adds one full packet, every hop
-    adds its propagation delay. `hops` = [(rate_bps, delay_s)]."""
+    adds its propagation delay. `hops` = [(rate_bps, delay_s)]. Ending at
+    the sender adds the last ACK's way back: each hop's 40-byte
+    serialization and propagation, and the sender's host delay."""
     n = math.ceil(size / MSS)
     wire = size + n * HDR
     pkt = min(size, MSS) + HDR
     b = min(range(len(hops)), key=lambda i: hops[i][0])
     t = wire * 8 / hops[b][0] + sum(d for _, d in hops) + host_delay
-    return t + sum(pkt * 8 / r for i, (r, _) in enumerate(hops) if i != b)
+    t += sum(pkt * 8 / r for i, (r, _) in enumerate(hops) if i != b)
+    if fct_at == "sender":
+        t += sum(40 * 8 / r + d for r, d in hops) + host_delay
+    return t
 
 
 STAR = [(10e9, 2.7e-6)] * 2
@@ -45,15 +51,16 @@ UNDER_LEAF = [(10e9, 2.7e-6)] * 2
 @pytest.mark.parametrize(
     "topology,src,dst,hops", [("star", 0, 5, STAR), ("leaf_spine", 0, 143, ACROSS_SPINE), ("leaf_spine", 0, 15, UNDER_LEAF)]
 )
-def test_single_flow_matches_analytic_time(write_trace, size, topology, src, dst, hops):
+@pytest.mark.parametrize("fct_at", ["receiver", "sender"])
+def test_single_flow_matches_analytic_time(write_trace, size, topology, src, dst, hops, fct_at):
     # An unlimited window makes the sender a back-to-back packet train.
     spec = trace_spec(
-        write_trace([(0.001, src, dst, size)]), topology,
+        write_trace([(0.001, src, dst, size)]), topology, fct_at,
         init_cwnd_pkts=1e6, max_cwnd_pkts="unlimited", host_queue_bytes="unlimited",
     )
     df = run_checked(spec)
     fct = df.fct_s[0]
-    expect = analytic_fct(size, hops)
+    expect = analytic_fct(size, hops, fct_at=fct_at)
     one_pkt = (MSS + HDR) * 8 / 10e9
     assert abs(fct - expect) <= one_pkt, (fct, expect)
     # the engine's ideal FCT is the same quantity
@@ -71,12 +78,14 @@ def test_rtts_match_the_pfabric_paper():
     assert rtt(UNDER_LEAF) == pytest.approx(13.26e-6, abs=0.1e-6)
 
 
-def test_host_delay_adds_once_per_delivery(write_trace):
+@pytest.mark.parametrize("fct_at,deliveries", [("receiver", 1), ("sender", 2)])
+def test_host_delay_adds_once_per_delivery(write_trace, fct_at, deliveries):
+    # the data packet at the receiver; with the sender's view, its ACK too
     trace = write_trace([(0, 0, 5, 1460)])
-    base = trace_spec(trace, "star")
+    base = trace_spec(trace, "star", fct_at)
     slow = base.with_overrides(**{"run.host_delay_us": 3.0})
     a, b = run_checked(base), run_checked(slow)
-    assert b.fct_s[0] - a.fct_s[0] == pytest.approx(3e-6, abs=1e-12)
+    assert b.fct_s[0] - a.fct_s[0] == pytest.approx(deliveries * 3e-6, abs=1e-12)
     assert b.slowdown[0] == pytest.approx(1.0)
 
 

@@ -20,6 +20,35 @@ pub struct Config {
     /// Stop the run at this simulated time even if flows are unfinished.
     #[serde(default)]
     pub stop_time_ps: Option<u64>,
+    /// When a flow counts as finished.
+    #[serde(default)]
+    pub fct_at: FctAt,
+    /// Packets, or the flow-level Ideal scheduler (pFabric §3).
+    #[serde(default)]
+    pub model: Model,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Model {
+    /// Packet-level: the transport and the port disciplines.
+    #[default]
+    Packets,
+    /// Flow-level: pFabric's Ideal (`ideal.rs`).
+    Ideal,
+}
+
+/// When a flow counts as finished, and so what its ideal FCT includes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FctAt {
+    /// When the receiver holds every byte; the ideal is one way.
+    #[default]
+    Receiver,
+    /// When the sender gets the acknowledgement of the last byte, as the
+    /// pFabric and PIAS ns-2 scripts log it; the ideal adds the ACK's way
+    /// back.
+    Sender,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -49,6 +78,10 @@ pub enum LoadBalancing {
     Ecmp,
     /// Per-packet random choice among the equal-cost next hops.
     Spray,
+    /// Per-packet round robin over the equal-cost next hops, one counter
+    /// per node (ns-2's multipath routing, which the pFabric and PIAS
+    /// simulations used).
+    RoundRobin,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -123,6 +156,13 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.ack_bytes,
         }
     }
+
+    /// Connections per host pair that flows reuse (`None`: a new one per flow).
+    pub fn connections_per_pair(&self) -> Option<u32> {
+        match self {
+            TransportConfig::Tcp(c) => c.connections_per_pair,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -139,9 +179,53 @@ pub struct TcpConfig {
     pub max_rto_ps: u64,
     pub fast_retransmit: bool,
     pub dupack_threshold: u32,
-    /// RFC 3168 ECN: send ECT, halve the window on ECN echo.
+    /// ECN: send ECT and react to echoes (how: `cc`).
     #[serde(default)]
     pub ecn: bool,
+    /// The window's reaction to ECN echoes.
+    #[serde(default)]
+    pub cc: Cc,
+    /// pFabric's rate control: the timeout is `min_rto_ps`, with no RTT
+    /// estimate and no backoff.
+    #[serde(default)]
+    pub fixed_rto: bool,
+    /// pFabric's probe mode: after this many timeouts in a row, send only
+    /// minimal probes until the receiver answers.
+    #[serde(default)]
+    pub probe_after: Option<u32>,
+    /// The priority stamped on data packets.
+    #[serde(default)]
+    pub prio: Prio,
+    /// Flows reuse connections: this many per host pair (the ns-2 scripts'
+    /// `connections_per_pair`); `None`: every flow on a new connection.
+    #[serde(default)]
+    pub connections_per_pair: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cc {
+    /// NewReno: halve on an echo (RFC 3168).
+    #[default]
+    Reno,
+    /// DCTCP (SIGCOMM'10): cut by alpha/2, alpha the EWMA (gain g) of the
+    /// fraction of marked bytes per window.
+    Dctcp { g: f64 },
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Prio {
+    /// None (0): for FIFO ports.
+    #[default]
+    None,
+    /// pFabric's default (§4.2): the flow's bytes not yet acknowledged.
+    RemainingSize,
+    /// The flow's size (pFabric §5.4.3, Fig. 14).
+    FlowSize,
+    /// Bytes sent before this packet: least attained service (pFabric
+    /// §5.4.3 "BytesSent"; LAS in the PIAS paper).
+    BytesSent,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -3,12 +3,13 @@
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
 //! engine"): `time`, `packet`, `event` (the calendar), `slot` (a wheel slot
-//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines: FIFO, pFabric, ...), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`,
+//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines: FIFO, pFabric, ...), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`, `ideal` (the flow-level Ideal scheduler),
 //! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
 
 pub mod bitset;
 pub mod config;
 pub mod event;
+pub mod ideal;
 pub mod metrics;
 pub mod packet;
 pub mod port;

@@ -21,6 +21,9 @@ pub mod flags {
     pub const CE: u8 = 1 << 1;
     /// ECN echo, set by a receiver on the ACK of a CE-marked packet.
     pub const ECE: u8 = 1 << 2;
+    /// A probe: a minimal packet that asks the receiver for an ACK and
+    /// carries no data (pFabric §4.2, probe mode).
+    pub const PROBE: u8 = 1 << 3;
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -25,7 +25,8 @@ pub struct Routes {
     all_ports: Vec<u32>,
     nics: Vec<u32>,
     lb: LoadBalancing,
-    /// One spraying RNG state per node (SplitMix64 stream).
+    /// One spraying RNG state (SplitMix64 stream) or round-robin counter
+    /// per node.
     spray_state: Vec<u64>,
     salt: u64,
 }
@@ -86,7 +87,9 @@ impl Routes {
             all_ports: (0..net.links.len() as u32).collect(),
             nics: (0..net.hosts).map(|h| net.nic(h)).collect(),
             lb,
-            spray_state: (0..n as u64).map(|i| splitmix(seed ^ 0x5eed_5a7a ^ i)).collect(),
+            spray_state: (0..n as u64)
+                .map(|i| if lb == LoadBalancing::RoundRobin { u64::MAX } else { splitmix(seed ^ 0x5eed_5a7a ^ i) })
+                .collect(),
             salt: splitmix(seed ^ 0xec3f),
         }
     }
@@ -138,6 +141,13 @@ impl Routes {
                 *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
                 splitmix(*s)
             }
+            LoadBalancing::RoundRobin => {
+                // ns-2's multipath classifier (the pFabric and PIAS
+                // scripts): one counter per node, over every flow
+                let s = &mut self.spray_state[node as usize];
+                *s = s.wrapping_add(1);
+                return self.ports[off as usize + (*s % len as u64) as usize];
+            }
         };
         // multiply-shift: a uniform index in 0..len without a division
         let i = ((pick as u128 * len as u128) >> 64) as usize;
@@ -185,6 +195,12 @@ mod tests {
             seen.insert(s.next_port(6, 5, 42));
         }
         assert_eq!(seen.len(), 4);
+        // round robin: every next hop in turn, whatever the flow
+        let mut rr = Routes::build(&net, LoadBalancing::RoundRobin, 1);
+        let turns: Vec<u32> = (0..8).map(|f| rr.next_port(6, 5, f)).collect();
+        assert_eq!(&turns[..4], &turns[4..]);
+        assert_eq!(turns[..4].iter().collect::<std::collections::HashSet<_>>().len(), 4);
+        assert_eq!(turns[0], r.group(6, 5)[0]);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this file only moves packets.
 
-use crate::config::Config;
+use crate::config::{Config, FctAt, Model};
+use crate::ideal::{Active, Ideal};
+use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
 use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, UnfinishedRecord};
 use crate::packet::{Kind, Packet, PacketId, Pool};
@@ -11,7 +13,7 @@ use crate::queue::Entry;
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
 use crate::topology::Network;
-use crate::transport::{Segment, Transport};
+use crate::transport::{Conn, Segment, Transport};
 use crate::workload::{FlowGen, FlowSpec};
 
 /// State of one active flow: both endpoints live in the same slot.
@@ -22,6 +24,44 @@ struct Flow {
     recorded: bool,
     /// Timer kinds with an entry in the calendar (one bit each).
     timers_pending: u8,
+}
+
+impl Flow {
+    fn record(&self, finish: Time) -> FlowRecord {
+        FlowRecord {
+            id: self.spec.id,
+            src: self.spec.src,
+            dst: self.spec.dst,
+            size: self.spec.size,
+            start: self.spec.start,
+            finish,
+            ideal: self.ideal,
+            retx: self.ep.retransmits(),
+            timeouts: self.ep.timeouts(),
+        }
+    }
+}
+
+/// Connections that flows reuse, per ordered host pair (the pFabric and
+/// PIAS ns-2 scripts' agent pools): the idle ones, in the order they went
+/// idle. A pair starts with `connections_per_pair` new connections; a flow
+/// takes the one idle longest, or opens another if all are busy, and gives
+/// it back when its sender is done. So a flow never waits for another.
+struct ConnPools {
+    per_pair: u32,
+    idle: HashMap<u64, VecDeque<Option<Conn>>>,
+}
+
+impl ConnPools {
+    fn take(&mut self, src: u32, dst: u32) -> Option<Conn> {
+        let n = self.per_pair as usize;
+        let pool = self.idle.entry((src as u64) << 32 | dst as u64).or_insert_with(|| vec![None; n].into());
+        pool.pop_front().flatten()
+    }
+
+    fn give_back(&mut self, src: u32, dst: u32, conn: Conn) {
+        self.idle.get_mut(&((src as u64) << 32 | dst as u64)).expect("taken from this pool").push_back(Some(conn));
+    }
 }
 
 /// Active flows in a slab: slots are reused, so memory follows the number
@@ -95,6 +135,12 @@ pub struct Simulation {
     /// Every port is a FIFO on the fast path (one predictable test per
     /// packet instead of a look at the port's discipline).
     all_fifo_fast: bool,
+    conns: Option<ConnPools>,
+    /// The flow-level Ideal schedule (`Model::Ideal`), and the rate of the
+    /// link into each host.
+    ideal: Ideal,
+    downlink: Vec<u64>,
+    done: Vec<Active>,
 }
 
 impl Simulation {
@@ -128,6 +174,14 @@ impl Simulation {
             .collect();
         let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
+        let cfg_conns = cfg.transport.connections_per_pair();
+        let net_hosts = net.hosts;
+        let mut downlink = vec![0; net.hosts as usize];
+        for (p, l) in ports.iter().zip(&net.links) {
+            if net.is_host(l.peer) {
+                downlink[l.peer as usize] = p.rate_bps;
+            }
+        }
         // The calendar's wheel spans the longest hop (a full packet's
         // serialization, propagation and host delay): where packet events land.
         let mtu = (cfg.transport.mss_bytes() + cfg.transport.header_bytes()) as u64;
@@ -153,6 +207,10 @@ impl Simulation {
             segs: Vec::with_capacity(64),
             status: Status::Running,
             all_fifo_fast,
+            conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
+            ideal: Ideal::new(net_hosts),
+            downlink,
+            done: Vec::new(),
         })
     }
 
@@ -202,6 +260,17 @@ impl Simulation {
                 retx: f.ep.retransmits(),
                 timeouts: f.ep.timeouts(),
             })
+            .chain(self.ideal.flows().iter().map(|a| UnfinishedRecord {
+                id: a.spec.id,
+                src: a.spec.src,
+                dst: a.spec.dst,
+                size: a.spec.size,
+                start: a.spec.start,
+                delivered: a.delivered(),
+                ideal: a.ideal,
+                retx: 0,
+                timeouts: 0,
+            }))
             .collect();
         out.sort_by_key(|r| r.id);
         out
@@ -211,6 +280,9 @@ impl Simulation {
     pub fn run(&mut self, max_events: u64) -> Status {
         if self.status != Status::Running {
             return self.status;
+        }
+        if self.cfg.model == Model::Ideal {
+            return self.run_ideal(max_events);
         }
         let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
         let total = self.gen.total;
@@ -238,6 +310,68 @@ impl Simulation {
                 Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
                 Event::PortTimer { .. } => unreachable!("no discipline sets port timers yet"),
             }
+        }
+        if self.counters.flows_finished == self.gen.total {
+            self.status = Status::Done;
+        }
+        self.status
+    }
+
+    /// The flow-level Ideal scheduler: between one arrival or departure and
+    /// the next, the scheduled flows are served at their rate; at each, the
+    /// schedule is recomputed (`ideal.rs`).
+    fn run_ideal(&mut self, max_events: u64) -> Status {
+        let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
+        for _ in 0..max_events {
+            if self.counters.flows_finished == self.gen.total {
+                self.status = Status::Done;
+                return self.status;
+            }
+            let arrival = self.next_flow.map(|f| f.start.max(self.now));
+            let departure = self.ideal.next_departure().map(|dt| self.now + dt);
+            let Some(t) = arrival.into_iter().chain(departure).min() else {
+                self.status = Status::Stalled;
+                return self.status;
+            };
+            if t > stop {
+                let mut done = std::mem::take(&mut self.done);
+                self.ideal.advance(stop - self.now, &mut done);
+                debug_assert!(done.is_empty(), "no departure before the next event");
+                self.now = stop;
+                self.status = Status::Stopped;
+                return self.status;
+            }
+            let mut done = std::mem::take(&mut self.done);
+            self.ideal.advance(t - self.now, &mut done);
+            self.now = t;
+            self.counters.events += 1;
+            done.sort_unstable_by_key(|a| a.spec.id);
+            for a in done.drain(..) {
+                self.records.push(FlowRecord {
+                    id: a.spec.id,
+                    src: a.spec.src,
+                    dst: a.spec.dst,
+                    size: a.spec.size,
+                    start: a.spec.start,
+                    finish: t + a.extra,
+                    ideal: a.ideal,
+                    retx: 0,
+                    timeouts: 0,
+                });
+                self.counters.flows_finished += 1;
+            }
+            self.done = done;
+            while let Some(f) = self.next_flow.filter(|f| f.start <= t) {
+                let ideal = self.flow_ideal(&f);
+                let rate = self.ports[self.routes.nic(f.src) as usize].rate_bps.min(self.downlink[f.dst as usize]);
+                let t = &self.cfg.transport;
+                let wire = f.size + f.size.div_ceil(t.mss_bytes() as u64) * t.header_bytes() as u64;
+                self.ideal.add(Active::new(f, serialization(wire, rate), ideal));
+                self.counters.flows_started += 1;
+                self.next_flow = self.gen.next_flow();
+            }
+            self.counters.max_active_flows = self.counters.max_active_flows.max(self.ideal.len() as u64);
+            self.ideal.schedule();
         }
         if self.counters.flows_finished == self.gen.total {
             self.status = Status::Done;
@@ -377,12 +511,10 @@ impl Simulation {
     }
 
     fn start_flow(&mut self, spec: FlowSpec) {
+        let ideal = self.flow_ideal(&spec);
         let t = &self.cfg.transport;
-        let (mss, hdr) = (t.mss_bytes() as u64, t.header_bytes() as u64);
-        let wire = spec.size + spec.size.div_ceil(mss) * hdr;
-        let first_pkt = spec.size.min(mss) + hdr;
-        let ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
-        let flow = Flow { spec, ideal, ep: Transport::new(&spec, t), recorded: false, timers_pending: 0 };
+        let conn = self.conns.as_mut().and_then(|c| c.take(spec.src, spec.dst));
+        let flow = Flow { spec, ideal, ep: Transport::new(&spec, t, conn), recorded: false, timers_pending: 0 };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;
         self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
@@ -442,19 +574,9 @@ impl Simulation {
         match pkt.kind {
             Kind::Data => {
                 let reply = f.ep.on_data(&pkt, &self.cfg.transport);
-                if f.ep.receiver_complete() && !f.recorded {
+                if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
-                    self.records.push(FlowRecord {
-                        id: f.spec.id,
-                        src: f.spec.src,
-                        dst: f.spec.dst,
-                        size: f.spec.size,
-                        start: f.spec.start,
-                        finish: now,
-                        ideal: f.ideal,
-                        retx: f.ep.retransmits(),
-                        timeouts: f.ep.timeouts(),
-                    });
+                    self.records.push(f.record(now));
                     self.counters.flows_finished += 1;
                 }
                 match reply {
@@ -474,7 +596,16 @@ impl Simulation {
                 let retx_before = f.ep.retransmits();
                 f.ep.on_ack(now, &pkt, &self.cfg.transport, &mut segs);
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
-                if f.ep.sender_done() && f.recorded {
+                if f.ep.sender_done() {
+                    if !f.recorded {
+                        // FctAt::Sender (with Receiver, the receiver
+                        // completed first)
+                        self.records.push(f.record(now));
+                        self.counters.flows_finished += 1;
+                    }
+                    if let Some(c) = self.conns.as_mut() {
+                        c.give_back(f.spec.src, f.spec.dst, f.ep.conn());
+                    }
                     self.flows.remove(pkt.slot);
                 } else {
                     self.send_segments(pkt.slot, pkt.flow, &mut segs);
@@ -542,6 +673,29 @@ impl Simulation {
             }
         }
         t
+    }
+
+    /// A flow's FCT alone on the idle network, ending where flows end
+    /// (`FctAt`).
+    fn flow_ideal(&self, spec: &FlowSpec) -> Time {
+        let t = &self.cfg.transport;
+        let (mss, hdr) = (t.mss_bytes() as u64, t.header_bytes() as u64);
+        let wire = spec.size + spec.size.div_ceil(mss) * hdr;
+        let first_pkt = spec.size.min(mss) + hdr;
+        let mut ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
+        if self.cfg.fct_at == FctAt::Sender {
+            ideal += self.ack_latency(spec.dst, spec.src);
+        }
+        ideal
+    }
+
+    /// The time an acknowledgement takes from `from` back to `to` on the
+    /// idle network: each hop's serialization and propagation, and the
+    /// receiving host's delay.
+    pub fn ack_latency(&self, from: u32, to: u32) -> Time {
+        let ack = self.cfg.transport.ack_bytes() as u64;
+        let hops = self.path(from, to);
+        self.cfg.host_delay_ps + hops.iter().map(|&(rate, delay)| serialization(ack, rate) + delay).sum::<Time>()
     }
 
     /// Packets and bytes injected, delivered, dropped, queued and in flight.

@@ -22,7 +22,7 @@ from .experiment import (
     read_toml,
     spec_from_dict,
 )
-from .schemes import SCHEMES, Scheme, TcpScheme
+from .schemes import SCHEMES, DctcpScheme, PFabricScheme, Scheme, TcpFamily, TcpScheme
 from .topology import (
     TOPOLOGIES,
     FatTreeTopology,
@@ -38,7 +38,7 @@ __all__ = [
     "GBPS", "PS_PER_US", "Model", "bps", "field", "ps",
     "DISCRIMINATORS", "SECTIONS", "Spec", "apply_overrides", "derived_name", "engine_config",
     "engine_config_json", "load_spec", "parse_value", "read_toml", "spec_from_dict",
-    "SCHEMES", "Scheme", "TcpScheme",
+    "SCHEMES", "Scheme", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme",
     "TOPOLOGIES", "FatTreeTopology", "LeafSpineTopology", "OversubscribedLeafSpineTopology", "Routing",
     "StarTopology", "Topology",
     "DEFAULT_FLOWS", "RunOptions", "Workload",

@@ -246,6 +246,8 @@ def engine_config(spec: Spec) -> dict:
         "workload": workload,
         "host_delay_ps": ps(spec.run.host_delay_us),
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
+        "fct_at": spec.run.fct_at,
+        "model": getattr(spec.scheme, "engine_model", "packets"),
     }
 
 

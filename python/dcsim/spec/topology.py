@@ -155,9 +155,14 @@ TOPOLOGIES = {
 
 
 class Routing(Model):
-    """Load balancing over equal-cost paths. pFabric §5.1 sprays packets;
-    PIAS's oversubscribed runs and BFC hash flows (ECMP)."""
+    """Load balancing over equal-cost paths. pFabric §5.1 sprays packets
+    "among all shortest-path next hops in round-robin fashion"; PIAS's
+    oversubscribed runs and BFC hash flows (ECMP)."""
 
-    load_balancing: Literal["ecmp", "spray"] = field(
-        "spray", "spray: each packet to a random equal-cost next hop; ecmp: each flow hashed onto one path",
-        source="pFabric §5.1 (packet spraying)")
+    load_balancing: Literal["round_robin", "spray", "ecmp"] = field(
+        "round_robin", "round_robin: each packet to the next equal-cost next hop in turn (one counter per switch, "
+        "as ns-2); spray: each packet to a random one; ecmp: each flow hashed onto one path",
+        source="pFabric §5.1 and its ns-2 scripts")
+
+    def per_packet(self) -> bool:
+        return self.load_balancing != "ecmp"

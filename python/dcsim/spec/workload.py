@@ -58,3 +58,7 @@ class RunOptions(Model):
     stop_time_s: Optional[float] = field(
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
+    fct_at: Literal["sender", "receiver"] = field(
+        "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "
+        "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal)",
+        source="pFabric and PIAS ns-2 scripts (the FCT they log ends at the sender)")

@@ -25,6 +25,12 @@ pub struct Segment {
     pub prio: u64,
 }
 
+/// The state a reused connection carries from flow to flow, by transport.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Conn {
+    Tcp(tcp::Conn),
+}
+
 /// Both endpoints of one flow, by transport.
 #[derive(Debug)]
 pub enum Transport {
@@ -41,9 +47,18 @@ macro_rules! with_cfg {
 }
 
 impl Transport {
-    pub fn new(spec: &FlowSpec, cfg: &TransportConfig) -> Transport {
+    /// A flow's endpoints; on a reused connection, `conn` is what the
+    /// connection kept from its last flow.
+    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>) -> Transport {
         match cfg {
-            TransportConfig::Tcp(c) => Transport::Tcp(tcp::TcpFlow::new(spec, c)),
+            TransportConfig::Tcp(c) => Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x))),
+        }
+    }
+
+    /// What the flow's connection keeps for the next flow.
+    pub fn conn(&self) -> Conn {
+        match self {
+            Transport::Tcp(t) => Conn::Tcp(t.snd.conn()),
         }
     }
 

@@ -13,7 +13,7 @@
 
 use super::Segment;
 use crate::bitset::Bitset;
-use crate::config::TcpConfig;
+use crate::config::{Cc, Prio, TcpConfig};
 use crate::packet::{flags, Kind, Packet};
 use crate::time::Time;
 use crate::workload::FlowSpec;
@@ -30,9 +30,12 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub fn new(spec: &FlowSpec, cfg: &TcpConfig) -> TcpFlow {
+    /// A flow on a new connection, or on a reused one in state `conn`.
+    pub fn new(spec: &FlowSpec, cfg: &TcpConfig, conn: Option<Conn>) -> TcpFlow {
         let n_segs = u32::try_from(spec.size.div_ceil(cfg.mss_bytes as u64)).expect("flow too large");
-        TcpFlow { size: spec.size, snd: TcpSender::new(n_segs, cfg), rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
+        assert!(n_segs < PROBE, "flow too large");
+        let snd = TcpSender::on_conn(n_segs, cfg, conn.unwrap_or_else(|| Conn::fresh(cfg)));
+        TcpFlow { size: spec.size, snd, rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
     }
 
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
@@ -41,13 +44,15 @@ impl TcpFlow {
     }
 
     /// The receiver takes a data packet; returns its ACK (the data
-    /// packet's fields, turned around).
+    /// packet's fields, turned around). An ACK has priority 0, the most
+    /// urgent (pFabric's ns-2 code stamps priorities on data only).
     pub fn on_data(&mut self, data: &Packet, cfg: &TcpConfig) -> Packet {
-        let (ackno, lo, hi) = self.rcv.on_data(data.seq);
+        let (ackno, lo, hi) = if data.has(flags::PROBE) { (self.rcv.cum, 0, 0) } else { self.rcv.on_data(data.seq) };
         Packet {
             seq: ackno,
             sack_lo: lo,
             sack_hi: hi,
+            prio: 0,
             src: data.dst,
             dst: data.src,
             size: cfg.ack_bytes as u16,
@@ -83,16 +88,73 @@ impl TcpFlow {
         self.rcv.received() as u64 * mss - short
     }
 
-    /// The segments the sender chose, as packets to build.
+    /// Bytes of the flow not yet known to have arrived.
+    fn remaining_bytes(&self, mss: u64) -> u64 {
+        let last = self.snd.n_segs - 1;
+        let short = if self.snd.arrived(last) { 0 } else { (last as u64 + 1) * mss - self.size };
+        self.snd.remaining_segs() as u64 * mss - short
+    }
+
+    /// The segments the sender chose, as packets to build, with the
+    /// priority the scheme stamps (pFabric §4.2; ns-2 `set_prio`: computed
+    /// when a packet is sent, retransmissions included).
     fn emit(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        if self.segs.is_empty() {
+            return;
+        }
         let (mss, hdr) = (cfg.mss_bytes as u64, cfg.header_bytes as u64);
         let last = self.snd.n_segs - 1;
         let last_payload = self.size - last as u64 * mss;
         let ect = if cfg.ecn { flags::ECT } else { 0 };
-        out.extend(self.segs.drain(..).map(|seq| {
-            let payload = if seq == last { last_payload } else { mss };
-            Segment { seq, size: (payload + hdr) as u16, flags: ect, prio: 0 }
+        let remaining = match cfg.prio {
+            Prio::RemainingSize => self.remaining_bytes(mss),
+            _ => 0,
+        };
+        let size = self.size;
+        out.extend(self.segs.drain(..).map(|seg| {
+            let (seq, probe) = (seg & !PROBE, seg & PROBE != 0);
+            let payload = if probe {
+                1 // a one-byte probe (ns-2 MinTCP)
+            } else if seq == last {
+                last_payload
+            } else {
+                mss
+            };
+            let prio = match cfg.prio {
+                Prio::None => 0,
+                Prio::RemainingSize => remaining,
+                Prio::FlowSize => size,
+                Prio::BytesSent => seq as u64 * mss,
+            };
+            let flags = if probe { ect | flags::PROBE } else { ect };
+            Segment { seq, size: (payload + hdr) as u16, flags, prio }
         }));
+    }
+}
+
+/// A segment index with this bit set is a probe (pFabric §4.2: "probe
+/// mode", a one-byte packet at the first unacknowledged byte).
+pub const PROBE: u32 = 1 << 31;
+
+/// What a connection keeps from one flow to the next when flows reuse
+/// connections (the pFabric and PIAS ns-2 scripts: a pool of persistent
+/// connections per host pair). Every flow starts from the initial window
+/// (ns-2's `advance_bytes`), but ssthresh, the RTT estimate, DCTCP's alpha
+/// and whether the last window cut was an ECN reaction carry over.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conn {
+    pub ssthresh: f64,
+    pub srtt: f64,
+    pub rttvar: f64,
+    pub rto: Time,
+    pub alpha: f64,
+    pub last_cut_ecn: bool,
+}
+
+impl Conn {
+    /// A new connection.
+    pub fn fresh(cfg: &TcpConfig) -> Conn {
+        Conn { ssthresh: f64::INFINITY, srtt: 0.0, rttvar: 0.0, rto: cfg.init_rto_ps, alpha: 0.0, last_cut_ecn: false }
     }
 }
 
@@ -108,6 +170,9 @@ pub struct TcpSender {
     pub high_tx: u32,
     pub cwnd: f64,
     pub ssthresh: f64,
+    /// Congestion avoidance: ACKs counted towards the next +1 (ns-2's
+    /// `count_`: one packet per window of ACKs).
+    ca_acks: u32,
     dupacks: u32,
     in_recovery: bool,
     /// NewReno: recovery ends when this segment is acknowledged.
@@ -122,11 +187,23 @@ pub struct TcpSender {
     rto: Time,
     /// When the retransmission timer expires (None: not armed).
     pub rto_deadline: Option<Time>,
-    /// A timer event is in the calendar (the simulation keeps at most one
-    /// per flow and re-arms it lazily when it fires early).
-    pub timer_pending: bool,
-    /// RFC 3168: react to ECN echo at most once per window.
+    /// ECN: react to an echo at most once per window (RFC 3168; DCTCP).
     ecn_recover: u32,
+    /// The previous ACK carried an ECN echo (ns-2 `ecn_burst_`: an echoed
+    /// ACK opens the window only if the one before it was echoed too).
+    prev_ece: bool,
+    /// The last window cut was an ECN reaction (a timeout after it leaves
+    /// ssthresh alone, as in ns-2's `timeout_action`).
+    last_cut_ecn: bool,
+    /// DCTCP: the fraction of marked bytes, its window's counts, and the
+    /// segment whose acknowledgement closes the window.
+    alpha: f64,
+    win_acked: u32,
+    win_marked: u32,
+    alpha_seq: u32,
+    /// Timeouts since the last packet from the receiver (pFabric probe mode).
+    timeouts_in_row: u32,
+    probing: bool,
     pub retx: u32,
     pub timeouts: u32,
 }
@@ -144,32 +221,74 @@ pub struct AckInfo {
 
 impl TcpSender {
     pub fn new(n_segs: u32, cfg: &TcpConfig) -> TcpSender {
+        TcpSender::on_conn(n_segs, cfg, Conn::fresh(cfg))
+    }
+
+    /// A sender for a flow on a connection in state `conn`.
+    pub fn on_conn(n_segs: u32, cfg: &TcpConfig, conn: Conn) -> TcpSender {
         TcpSender {
             n_segs,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
             cwnd: cfg.init_cwnd_pkts,
-            ssthresh: f64::INFINITY,
+            ssthresh: conn.ssthresh,
+            ca_acks: 0,
             dupacks: 0,
             in_recovery: false,
             recover: 0,
             rexmit_next: 0,
             sacked: Bitset::new(n_segs),
             high_sacked: 0,
-            srtt: 0.0,
-            rttvar: 0.0,
-            rto: cfg.init_rto_ps,
+            srtt: conn.srtt,
+            rttvar: conn.rttvar,
+            rto: if cfg.fixed_rto { cfg.min_rto_ps } else { conn.rto },
             rto_deadline: None,
-            timer_pending: false,
             ecn_recover: 0,
+            prev_ece: false,
+            last_cut_ecn: conn.last_cut_ecn,
+            alpha: conn.alpha,
+            win_acked: 0,
+            win_marked: 0,
+            alpha_seq: 0,
+            timeouts_in_row: 0,
+            probing: false,
             retx: 0,
             timeouts: 0,
         }
     }
 
+    /// What the connection keeps for its next flow.
+    pub fn conn(&self) -> Conn {
+        Conn {
+            ssthresh: self.ssthresh,
+            srtt: self.srtt,
+            rttvar: self.rttvar,
+            rto: self.rto,
+            alpha: self.alpha,
+            last_cut_ecn: self.last_cut_ecn,
+        }
+    }
+
     pub fn done(&self) -> bool {
         self.snd_una >= self.n_segs
+    }
+
+    /// DCTCP's estimate of the fraction of marked packets.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Segments not yet known to have arrived: not cumulatively
+    /// acknowledged and not SACKed (pFabric's priority, §4.2).
+    pub fn remaining_segs(&self) -> u32 {
+        let sacked = if self.high_sacked > self.snd_una { self.sacked.count(self.snd_una, self.high_sacked) } else { 0 };
+        self.n_segs - self.snd_una.min(self.n_segs) - sacked
+    }
+
+    /// Whether segment `seg` is known to have arrived (acknowledged or SACKed).
+    pub fn arrived(&self, seg: u32) -> bool {
+        seg < self.snd_una || self.sacked.get(seg)
     }
 
     /// Segments in flight: sent, not cumulatively or selectively acked, and
@@ -192,8 +311,14 @@ impl TcpSender {
         outstanding - lost
     }
 
-    /// Send what the window allows; pushes segment indices onto `out`.
+    /// Send what the window allows; pushes segment indices onto `out` (a
+    /// probe as `snd_una | PROBE`).
     pub fn fill(&mut self, now: Time, out: &mut Vec<u32>) {
+        if self.probing {
+            // pFabric §4.2: in probe mode only a minimal probe goes out,
+            // one per timeout, until the receiver answers.
+            return;
+        }
         // `as` truncates, which is the floor for a window (positive); it
         // avoids a call to libm's floor on every ACK.
         debug_assert!(self.cwnd >= 0.0);
@@ -256,6 +381,10 @@ impl TcpSender {
 
     /// Process an ACK, then send what the window allows.
     pub fn on_ack(&mut self, now: Time, ack: AckInfo, cfg: &TcpConfig, out: &mut Vec<u32>) {
+        // Anything from the receiver ends a run of timeouts and probe mode
+        // (ns-2 MinTCP clears both on every packet it receives).
+        self.timeouts_in_row = 0;
+        let was_probing = std::mem::take(&mut self.probing);
         self.rtt_sample(now.saturating_sub(ack.ts_echo), cfg);
         if ack.sack_hi > ack.sack_lo {
             self.sacked.set_range(ack.sack_lo.max(self.snd_una), ack.sack_hi.min(self.n_segs));
@@ -263,15 +392,15 @@ impl TcpSender {
                 self.high_sacked = ack.sack_hi.min(self.n_segs);
             }
         }
-
-        if ack.ece && !self.in_recovery && ack.ackno >= self.ecn_recover {
-            // RFC 3168 §6.1.2: halve the window once per window of data.
-            self.ssthresh = (self.cwnd / 2.0).max(2.0);
-            self.cwnd = self.ssthresh;
-            self.ecn_recover = self.snd_nxt;
+        let advanced = ack.ackno > self.snd_una;
+        if let Cc::Dctcp { g } = cfg.cc {
+            self.dctcp_observe(ack, g);
         }
-        if ack.ackno > self.snd_una {
-            let acked = (ack.ackno - self.snd_una) as f64;
+        // ns-2: an ACK carrying an echo opens the window only if the one
+        // before it did too.
+        let may_grow = !ack.ece || self.prev_ece;
+        self.prev_ece = ack.ece;
+        if advanced {
             self.snd_una = ack.ackno;
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.dupacks = 0;
@@ -281,16 +410,15 @@ impl TcpSender {
                     self.in_recovery = false;
                     self.cwnd = self.ssthresh;
                 }
-            } else if self.cwnd < self.ssthresh {
-                self.cwnd += acked; // slow start
-            } else {
-                self.cwnd += acked / self.cwnd; // congestion avoidance
-            }
-            if let Some(max) = cfg.max_cwnd_pkts {
-                self.cwnd = self.cwnd.min(max);
+            } else if may_grow {
+                self.open_window(cfg);
             }
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.rto_deadline = if self.done() { None } else { Some(now + self.rto) };
+        } else if was_probing {
+            // The probe's answer: in ns-2 it acknowledges the probe's byte,
+            // a new ACK that opens the window by one.
+            self.open_window(cfg);
         } else if self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             // RFC 6582 (3.2 step 1): no new recovery until `recover` is acked.
@@ -302,8 +430,68 @@ impl TcpSender {
                 self.enter_recovery();
             }
         }
+        if ack.ece && self.snd_una >= self.ecn_recover {
+            self.ecn_cut(cfg);
+        }
         if !self.done() {
             self.fill(now, out);
+        }
+    }
+
+    /// Slow start: one packet per ACK that acknowledges new data (RFC 5681
+    /// without byte counting, as ns-2); congestion avoidance: one packet per
+    /// window of such ACKs (ns-2 `windowOption_ 0`). At most `max_cwnd`.
+    fn open_window(&mut self, cfg: &TcpConfig) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.ca_acks += 1;
+            if self.ca_acks as f64 >= self.cwnd {
+                self.ca_acks = 0;
+                self.cwnd += 1.0;
+            }
+        }
+        if let Some(max) = cfg.max_cwnd_pkts {
+            self.cwnd = self.cwnd.min(max);
+        }
+    }
+
+    /// DCTCP (SIGCOMM'10 §3.1; ns-2 `ecnhat_`): count acknowledged and
+    /// marked segments (a duplicate ACK counts one); once the ACKs pass the
+    /// end of the window being measured, fold its fraction into alpha with
+    /// gain g and start measuring the data sent since.
+    fn dctcp_observe(&mut self, ack: AckInfo, g: f64) {
+        let n = if ack.ackno > self.snd_una { ack.ackno - self.snd_una } else { 1 };
+        self.win_acked += n;
+        if ack.ece {
+            self.win_marked += n;
+        }
+        if ack.ackno > self.alpha_seq {
+            let frac = self.win_marked as f64 / self.win_acked.max(1) as f64;
+            self.alpha = (1.0 - g) * self.alpha + g * frac;
+            self.win_acked = 0;
+            self.win_marked = 0;
+            self.alpha_seq = self.snd_nxt;
+        }
+    }
+
+    /// React to an ECN echo, once per window: NewReno with ECN halves the
+    /// window (RFC 3168 §6.1.2); DCTCP cuts it by alpha/2 (SIGCOMM'10 §3.1).
+    /// Either ends slow start. As in ns-2, the cut also starts SACK-based
+    /// retransmission of the window's holes.
+    fn ecn_cut(&mut self, cfg: &TcpConfig) {
+        let cwnd = match cfg.cc {
+            Cc::Reno => self.cwnd / 2.0,
+            Cc::Dctcp { .. } => self.cwnd * (1.0 - self.alpha / 2.0),
+        };
+        self.cwnd = cwnd.max(1.0);
+        self.ssthresh = cwnd.floor().max(2.0);
+        self.ecn_recover = self.snd_nxt;
+        self.last_cut_ecn = true;
+        if self.high_sacked > self.snd_una && !self.in_recovery {
+            self.in_recovery = true;
+            self.recover = self.snd_nxt;
+            self.rexmit_next = self.snd_una;
         }
     }
 
@@ -314,25 +502,49 @@ impl TcpSender {
         self.in_recovery = true;
         self.recover = self.snd_nxt;
         self.rexmit_next = self.snd_una;
+        self.last_cut_ecn = false;
+        // RFC 3168 §6.1.2: one reduction per window, for a loss or a mark
+        self.ecn_recover = self.snd_nxt;
     }
 
     /// The retransmission timer expired: go back to the oldest unacked
-    /// segment with a window of one (RFC 5681 §3.1, RFC 6298 §5.5-5.7).
+    /// segment with a window of one (RFC 5681 §3.1, RFC 6298 §5.5-5.7),
+    /// ssthresh half the window (ns-2: of cwnd, at least 2; unchanged if the
+    /// last cut was an ECN reaction). pFabric's fixed timeout does not back
+    /// off, and after `probe_after` timeouts in a row only probes go out.
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<u32>) {
         self.timeouts += 1;
-        let flight = (self.snd_nxt - self.snd_una) as f64;
-        self.ssthresh = (flight / 2.0).max(2.0);
+        self.timeouts_in_row += 1;
+        if !self.last_cut_ecn {
+            self.ssthresh = (self.cwnd / 2.0).floor().max(2.0);
+        }
         self.cwnd = 1.0;
+        self.ca_acks = 0;
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.high_tx;
         self.snd_nxt = self.snd_una;
-        self.rto = (self.rto * 2).min(cfg.max_rto_ps);
+        self.alpha_seq = self.snd_una;
+        // ns-2: after a timeout the next echo may cut the window again
+        self.ecn_recover = 0;
+        if !cfg.fixed_rto {
+            self.rto = (self.rto * 2).min(cfg.max_rto_ps);
+        }
         self.rto_deadline = None;
+        if cfg.probe_after.is_some_and(|n| self.timeouts_in_row >= n) {
+            self.probing = true;
+            self.retx += 1;
+            self.rto_deadline = Some(now + self.rto);
+            out.push(self.snd_una | PROBE);
+            return;
+        }
         self.fill(now, out);
     }
 
     fn rtt_sample(&mut self, r: Time, cfg: &TcpConfig) {
+        if cfg.fixed_rto {
+            return; // pFabric: the timeout is fixed, no estimate (§4.2)
+        }
         let r = r as f64;
         if self.srtt == 0.0 {
             self.srtt = r;
@@ -422,6 +634,11 @@ mod tests {
             fast_retransmit: true,
             dupack_threshold: 3,
             ecn: false,
+            cc: Cc::Reno,
+            fixed_rto: false,
+            probe_after: None,
+            prio: Prio::None,
+            connections_per_pair: None,
         }
     }
 
@@ -484,10 +701,124 @@ mod tests {
         s.cwnd = 10.0;
         s.ssthresh = 10.0;
         let ece = |a| AckInfo { ece: true, ..ack(a, 0, 0) };
+        // the first echoed ACK does not open the window (ns-2 `ecn_burst_`)
         s.on_ack(10, ece(1), &c, &mut out);
-        assert_eq!(s.cwnd, 5.0 + 1.0 / 5.0);
+        assert_eq!((s.cwnd, s.ssthresh), (5.0, 5.0));
         s.on_ack(10, ece(2), &c, &mut out); // same window: no second cut
-        assert!(s.cwnd > 5.0);
+        assert_eq!(s.cwnd, 5.0);
+        // once the window of the cut is acknowledged, the next echo cuts again
+        let sent = s.snd_nxt;
+        for a in 3..=sent {
+            s.on_ack(10, ack(a, 0, 0), &c, &mut out);
+        }
+        let before = s.cwnd;
+        s.on_ack(10, ece(sent + 1), &c, &mut out);
+        assert_eq!(s.cwnd, before / 2.0);
+    }
+
+    fn dctcp() -> TcpConfig {
+        TcpConfig { ecn: true, cc: Cc::Dctcp { g: 1.0 / 16.0 }, ..cfg() }
+    }
+
+    #[test]
+    fn dctcp_alpha_follows_the_marked_fraction_and_cuts_by_half_of_it() {
+        let c = dctcp();
+        let mut s = TcpSender::new(10_000, &c);
+        let mut out = vec![];
+        s.cwnd = 20.0;
+        s.ssthresh = 20.0; // congestion avoidance
+        s.fill(0, &mut out);
+        assert_eq!(out.len(), 20);
+        // a whole window acknowledged, one ACK in four echoing a mark:
+        // alpha closes in on 1/4 window by window (g = 1/16)
+        let mut acked = 0;
+        for _window in 0..200 {
+            let end = s.snd_nxt;
+            while acked < end {
+                acked += 1;
+                let info = AckInfo { ece: acked % 4 == 0, ..ack(acked, 0, 0) };
+                s.on_ack(10, info, &c, &mut out);
+            }
+        }
+        assert!((s.alpha() - 0.25).abs() < 0.01, "alpha {}", s.alpha());
+        // a cut takes cwnd (1 - alpha/2), once per window
+        let (mut s, mut out) = (TcpSender::new(1000, &c), vec![]);
+        s.alpha = 0.5;
+        s.alpha_seq = 1000; // no alpha update on the next ACK
+        s.cwnd = 16.0;
+        s.fill(0, &mut out);
+        s.on_ack(10, AckInfo { ece: true, ..ack(1, 0, 0) }, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (12.0, 12.0));
+        s.on_ack(10, AckInfo { ece: true, ..ack(2, 0, 0) }, &c, &mut out);
+        assert_eq!(s.cwnd, 12.0);
+        // a timeout after an ECN cut keeps ssthresh (ns-2 timeout_action)
+        s.on_timeout(1000, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 12.0));
+    }
+
+    #[test]
+    fn window_grows_by_one_per_ack_then_one_per_window() {
+        let c = cfg();
+        let (mut s, mut out) = started(&c);
+        s.ssthresh = 6.0;
+        // a cumulative ACK of three segments still opens the window by one
+        s.on_ack(10, ack(3, 0, 0), &c, &mut out);
+        assert_eq!(s.cwnd, 5.0);
+        s.on_ack(10, ack(4, 0, 0), &c, &mut out);
+        assert_eq!(s.cwnd, 6.0);
+        // congestion avoidance: +1 after six more ACKs
+        for a in 5..=10 {
+            assert_eq!(s.cwnd, 6.0);
+            s.on_ack(10, ack(a, 0, 0), &c, &mut out);
+        }
+        assert_eq!(s.cwnd, 7.0);
+        // a timeout: ssthresh half of cwnd (floor), at least 2
+        s.on_timeout(100, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 3.0));
+        s.on_timeout(200, &c, &mut out);
+        assert_eq!(s.ssthresh, 2.0);
+    }
+
+    fn pfabric() -> TcpConfig {
+        TcpConfig { fixed_rto: true, min_rto_ps: 45, probe_after: Some(5), prio: Prio::RemainingSize, ..cfg() }
+    }
+
+    #[test]
+    fn pfabric_timeouts_are_fixed_and_end_in_probes() {
+        let c = pfabric();
+        let (mut s, mut out) = started(&c);
+        out.clear();
+        let mut deadlines = vec![];
+        for i in 1..=6u64 {
+            s.on_timeout(100 * i, &c, &mut out);
+            deadlines.push(s.rto_deadline.unwrap() - 100 * i);
+        }
+        // no backoff, no RTT estimate
+        assert!(deadlines.iter().all(|&d| d == 45), "{deadlines:?}");
+        // timeouts 1-4 resend the first segment, 5 and 6 send probes
+        assert_eq!(out, vec![0, 0, 0, 0, PROBE, PROBE]);
+        assert_eq!(s.cwnd, 1.0);
+        // the probe's answer ends probe mode and opens the window by one
+        out.clear();
+        s.on_ack(700, ack(0, 0, 0), &c, &mut out);
+        assert_eq!(out, vec![0, 1]);
+        // RTT samples leave the timeout alone
+        s.on_ack(10_000, ack(2, 0, 0), &c, &mut out);
+        assert_eq!(s.rto_deadline, Some(10_045));
+    }
+
+    #[test]
+    fn a_reused_connection_keeps_ssthresh_and_alpha_but_not_the_window() {
+        let c = dctcp();
+        let (mut s, mut out) = started(&c);
+        s.on_timeout(100, &c, &mut out);
+        s.on_timeout(200, &c, &mut out);
+        s.alpha = 0.3;
+        let conn = s.conn();
+        let next = TcpSender::on_conn(50, &c, conn);
+        assert_eq!((next.cwnd, next.ssthresh, next.alpha()), (c.init_cwnd_pkts, 2.0, 0.3));
+        let fresh = TcpSender::new(50, &c);
+        assert_eq!((fresh.ssthresh, fresh.alpha()), (f64::INFINITY, 0.0));
     }
 
     #[test]

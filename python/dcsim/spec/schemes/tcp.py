@@ -1,5 +1,6 @@
-"""`tcp`: TCP NewReno + SACK over drop-tail FIFO switches, pFabric's
-TCP-DropTail baseline."""
+"""The TCP family: `tcp` (TCP-DropTail), and the fields `dctcp` and
+`pfabric` share with it (their hosts run the same TCP machinery with other
+window laws and timers)."""
 
 from __future__ import annotations
 
@@ -12,49 +13,44 @@ from ..topology import Routing
 
 TABLE1 = "pFabric §5.1, Table 1"
 SCRIPTS = "pFabric ns-2 scripts (PARAMS.md §1)"
+POOL = "pFabric ns-2 scripts: 8 persistent connections per host pair for TCP and DCTCP, 1 for pFabric"
 
 
-class TcpScheme(Model):
-    """TCP NewReno + SACK over drop-tail FIFO switches: pFabric's
-    TCP-DropTail baseline (§5.1, Table 1: qSize 225 KB, initCwnd 12
-    packets, minRTO 200 us). With `ecn` and `ecn_threshold_bytes` it is
-    TCP with RFC 3168 ECN."""
+class TcpFamily(Model):
+    """Fields every TCP-family scheme has."""
 
-    name: Literal["tcp"] = field("tcp", "the scheme")
-    queue_bytes: int = field(225_000, "drop-tail limit of every switch port, bytes", source=TABLE1, gt=0)
-    host_queue_bytes: Union[int, Literal["same", "unlimited"]] = field(
-        "same", "NIC queue limit: bytes, 'same' as the switches, or 'unlimited'", source=SCRIPTS)
-    ecn_threshold_bytes: Optional[int] = field(
-        None, "switches mark CE on ECT packets arriving to at least this many queued bytes", ge=0)
-    init_cwnd_pkts: float = field(12, "initial congestion window, packets", source=TABLE1, ge=1)
+    init_cwnd_pkts: float = field(12, "initial congestion window of every flow, packets", source=TABLE1, ge=1)
     max_cwnd_pkts: Union[float, Literal["auto", "unlimited"]] = field(
-        "auto", "window cap, packets; auto: one packet less than the switch buffer, at least 12", source=SCRIPTS)
-    min_rto_us: float = field(200, "lower bound of the retransmission timeout, us", source=TABLE1, gt=0)
-    init_rto_us: Optional[float] = field(
-        None, "retransmission timeout before the first RTT sample, us (default: min_rto_us)", source=SCRIPTS, gt=0)
+        "auto", "window cap, packets; auto: the switch buffer in 1460-byte packets, less one (at least 12)",
+        source=SCRIPTS)
     max_rto_us: float = field(2_000_000, "upper bound of the retransmission timeout, us", source=SCRIPTS, gt=0)
     mss_bytes: int = field(1460, "payload bytes per full packet", source=SCRIPTS, gt=0, le=9000)
     header_bytes: int = field(40, "header bytes per data packet", source=SCRIPTS, ge=0, le=1000)
     ack_bytes: int = field(40, "bytes of an ACK on the wire", source=SCRIPTS, gt=0, le=1500)
     fast_retransmit: Union[bool, Literal["auto"]] = field(
-        "auto", "duplicate-ACK fast retransmit; auto: on with ECMP, off with packet spraying",
+        "auto", "duplicate-ACK fast retransmit; auto: on with ECMP, off with per-packet spraying",
         source="pFabric §5.1")
     dupack_threshold: int = field(3, "duplicate ACKs that trigger fast retransmit", ge=1)
-    ecn: bool = field(False, "RFC 3168 ECN: send ECT, halve the window on an ECN echo once per window")
+    host_queue_bytes: Union[int, Literal["same", "unlimited"]] = field(
+        "same", "NIC queue limit: bytes, 'same' as the switches, or 'unlimited'", source=SCRIPTS)
+    connections: Literal["per_flow", "pool"] = field(
+        "per_flow", "per_flow: every flow on a new connection; pool: flows reuse a pool of connections per host "
+        "pair, which keeps ssthresh, the RTT estimate and DCTCP's alpha from flow to flow", source=POOL)
+    connections_per_pair: int = field(8, "connections a pool starts with per host pair (more open when all are "
+                                         "busy: a flow never waits)", source=POOL, ge=1)
 
-    @model_validator(mode="after")
-    def _ecn_needs_marking(self):
-        if self.ecn and self.ecn_threshold_bytes is None:
-            raise ValueError("ecn = true needs ecn_threshold_bytes (switches mark above it)")
-        return self
+    # what the schemes set: the switch buffer, the timeout, ECN
+    queue_bytes: int
 
     def resolved_max_cwnd(self) -> Optional[float]:
         if self.max_cwnd_pkts == "unlimited":
             return None
         if self.max_cwnd_pkts == "auto":
             # pFabric's ns-2 scripts: maxcwnd_ = queue - 1 packets if the
-            # queue holds more than 12 packets, else 12.
-            q = self.queue_bytes // (self.mss_bytes + self.header_bytes)
+            # queue holds more than 12 packets, else 12 (queues in packets
+            # of 1460 bytes for the RED queues; pFabric's 24 x 1500 B gives
+            # the same 24)
+            q = self.queue_bytes // self.mss_bytes
             return float(q - 1 if q > 12 else 12)
         return float(self.max_cwnd_pkts)
 
@@ -63,29 +59,60 @@ class TcpScheme(Model):
             return None
         return self.queue_bytes if self.host_queue_bytes == "same" else self.host_queue_bytes
 
-    def engine(self, routing: Routing) -> tuple[dict, dict]:
+    def tcp_engine(self, routing: Routing, *, min_rto_us: float, init_rto_us: Optional[float], ecn: bool,
+                   **extra) -> dict:
+        """The engine's TCP transport configuration (config.rs TcpConfig)."""
         fr = self.fast_retransmit
         if fr == "auto":
-            fr = routing.load_balancing != "spray"
-        transport = {
+            fr = routing.load_balancing == "ecmp"
+        return {
             "kind": "tcp",
             "mss_bytes": self.mss_bytes,
             "header_bytes": self.header_bytes,
             "ack_bytes": self.ack_bytes,
             "init_cwnd_pkts": float(self.init_cwnd_pkts),
             "max_cwnd_pkts": self.resolved_max_cwnd(),
-            "min_rto_ps": ps(self.min_rto_us),
-            "init_rto_ps": ps(self.init_rto_us if self.init_rto_us is not None else self.min_rto_us),
+            "min_rto_ps": ps(min_rto_us),
+            "init_rto_ps": ps(init_rto_us if init_rto_us is not None else min_rto_us),
             "max_rto_ps": ps(self.max_rto_us),
             "fast_retransmit": bool(fr),
             "dupack_threshold": self.dupack_threshold,
-            "ecn": self.ecn,
+            "ecn": ecn,
+            "connections_per_pair": self.connections_per_pair if self.connections == "pool" else None,
+            **extra,
         }
-        fifo = {"kind": "fifo"}
-        port = {
-            # ECN marking at the switches; a host's NIC queue does not mark
-            "host": {"discipline": fifo, "limit_bytes": self.resolved_host_queue()},
-            "switch": {"discipline": fifo, "limit_bytes": self.queue_bytes,
-                       "ecn_threshold_bytes": self.ecn_threshold_bytes},
-        }
+
+    @staticmethod
+    def fifo(limit: Optional[int], ecn_threshold: Optional[int] = None) -> dict:
+        return {"discipline": {"kind": "fifo"}, "limit_bytes": limit, "ecn_threshold_bytes": ecn_threshold}
+
+
+class TcpScheme(TcpFamily):
+    """TCP NewReno + SACK over drop-tail FIFO switches: pFabric's
+    TCP-DropTail baseline (§5.1, Table 1: qSize 225 KB, initCwnd 12
+    packets, minRTO 200 us; as its ns-2 scripts run it: 150 x 1460 B
+    buffers, window growth and timeouts as ns-2's). With `ecn` and
+    `ecn_threshold_bytes` it is TCP with RFC 3168 ECN."""
+
+    name: Literal["tcp"] = field("tcp", "the scheme")
+    queue_bytes: int = field(219_000, "drop-tail limit of every switch port, bytes (150 x 1460; the paper's "
+                                      "Table 1 says 225 KB)", source=SCRIPTS, gt=0)
+    min_rto_us: float = field(200, "lower bound of the retransmission timeout, us", source=TABLE1, gt=0)
+    init_rto_us: Optional[float] = field(
+        None, "retransmission timeout before the first RTT sample, us (default: min_rto_us)", source=SCRIPTS, gt=0)
+    ecn_threshold_bytes: Optional[int] = field(
+        None, "switches mark CE on ECT packets arriving to at least this many queued bytes", ge=0)
+    ecn: bool = field(False, "RFC 3168 ECN: send ECT, halve the window on an ECN echo once per window")
+
+    @model_validator(mode="after")
+    def _ecn_needs_marking(self):
+        if self.ecn and self.ecn_threshold_bytes is None:
+            raise ValueError("ecn = true needs ecn_threshold_bytes (switches mark above it)")
+        return self
+
+    def engine(self, routing: Routing) -> tuple[dict, dict]:
+        transport = self.tcp_engine(routing, min_rto_us=self.min_rto_us, init_rto_us=self.init_rto_us, ecn=self.ecn)
+        # ECN marking at the switches; a host's NIC queue does not mark
+        port = {"host": self.fifo(self.resolved_host_queue()), "switch": self.fifo(self.queue_bytes,
+                                                                                 self.ecn_threshold_bytes)}
         return transport, port

@@ -1,0 +1,56 @@
+"""`pfabric`: pFabric (Alizadeh et al., SIGCOMM 2013): priority scheduling
+and dropping in tiny switch buffers, and minimal rate control at the hosts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..base import field
+from ..topology import Routing
+from .tcp import SCRIPTS, TABLE1, TcpFamily
+
+
+class PFabricScheme(TcpFamily):
+    """pFabric (§4). Every switch port and host NIC has a small buffer that
+    sends the packet of highest priority (lowest number) and, when full,
+    drops the packet of lowest priority (the arrival on a tie); with
+    starvation prevention it sends the earliest packet of the flow that
+    owns the best one. Packets carry their flow's remaining size by
+    default. Hosts run minimal rate control (§4.2): TCP with SACK starting
+    at one BDP, no fast retransmit, a fixed timeout of about 3 RTTs with no
+    backoff, slow start after a timeout with ssthresh half the window, and
+    probe mode after 5 timeouts in a row. Table 1: qSize 36 KB, initCwnd 12
+    packets, RTO 45 us."""
+
+    name: Literal["pfabric"] = field("pfabric", "the scheme")
+    queue_bytes: int = field(36_000, "buffer of every switch port and NIC, bytes (24 x 1500: two BDPs)",
+                             source=TABLE1, gt=0)
+    rto_us: float = field(45, "the fixed retransmission timeout, us (about 3 RTTs)", source=TABLE1, gt=0)
+    probe_mode: bool = field(True, "after probe_after timeouts in a row, send only one-byte probes until the "
+                                   "receiver answers (off for Fig. 5(b))", source="pFabric §4.2, §5.3")
+    probe_after: int = field(5, "timeouts in a row that start probe mode", source="pFabric ns-2 scripts (prob_cap_)",
+                             ge=1)
+    starvation_prevention: bool = field(True, "send the earliest packet of the flow that owns the best packet "
+                                              "(off for Fig. 16)", source="pFabric §4.1, §5.4.3")
+    priority: Literal["remaining_size", "flow_size", "bytes_sent"] = field(
+        "remaining_size", "what a data packet carries: its flow's bytes not yet acknowledged, the flow's size, or "
+        "the bytes sent before it (least attained service); ACKs carry the highest priority",
+        source="pFabric §4.2, §5.4.3 (Figs. 14, 15)")
+    deployment: Literal["everywhere", "leaves"] = field(
+        "everywhere", "pFabric ports everywhere, or at the hosts and leaves only with drop-tail FIFOs of the same "
+        "size above them (Fig. 17)", source="pFabric §5.4.3")
+    fast_retransmit: bool = field(False, "duplicate-ACK fast retransmit (pFabric has none)", source="pFabric §4.2")
+    connections_per_pair: int = field(1, "connections a pool starts with per host pair (more open when all are "
+                                         "busy: a flow never waits)", source=SCRIPTS, ge=1)
+
+    def engine(self, routing: Routing) -> tuple[dict, dict]:
+        transport = self.tcp_engine(routing, min_rto_us=self.rto_us, init_rto_us=None, ecn=False,
+                                    fixed_rto=True, probe_after=self.probe_after if self.probe_mode else None,
+                                    prio=self.priority)
+        pfabric = {"discipline": {"kind": "pfabric", "starvation_prevention": self.starvation_prevention},
+                   "limit_bytes": self.queue_bytes}
+        host = dict(pfabric, limit_bytes=self.resolved_host_queue())
+        port = {"host": host, "switch": pfabric}
+        if self.deployment == "leaves":
+            port["upper_tiers"] = self.fifo(self.queue_bytes)
+        return transport, port
