@@ -35,7 +35,7 @@ setup build: .stamp-build
 	touch $@
 
 demo: .stamp-build
-	$(PY) -m dcsim reproduce pfabric-fig8-9-tcp --quick --out out/demo
+	$(PY) -m dcsim reproduce pfabric-fig7-9 --quick --out out/demo
 
 test: test-rust test-python
 

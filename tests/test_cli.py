@@ -231,7 +231,7 @@ def test_bad_options_and_outputs_fail_before_simulating(tmp_path):
     _one_clean_line(dcsim_cli("sweep", sweep, "--out", "/proc/dcsim-test", "--set", "workload.flows=1000000"),
                     "cannot create it")
     _one_clean_line(dcsim_cli("sweep", sweep, "--out", tmp_path / "o", "--jobs", -3), "--jobs: needs at least 1")
-    _one_clean_line(dcsim_cli("reproduce", "pfabric-fig8-9-tcp", "--out", tmp_path / "o", "-j", 0), "--jobs")
+    _one_clean_line(dcsim_cli("reproduce", "pfabric-fig7-9", "--out", tmp_path / "o", "-j", 0), "--jobs")
     _one_clean_line(dcsim_cli("sweep", sweep, "--out", tmp_path / "o", "--jobs", "many"), "'many' is not a valid")
     _one_clean_line(dcsim_cli("run", spec), "Missing option '--out'")
     _one_clean_line(dcsim_cli("run", spec, "--out", tmp_path / "o", "--flows", 0), "--flows: must be at least 1")

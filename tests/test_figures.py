@@ -17,9 +17,10 @@ from dcsim.runner import load_points, run_sweep
 from dcsim.sweep import Sweep
 
 TINY = dataclasses.replace(
-    figures.REGISTRY["pfabric-fig8-9-tcp"],
+    figures.REGISTRY["pfabric-fig7-9"],
     name="tiny-test-figure",
-    base={"topology": {"kind": "star", "hosts": 8}, "scheme": {"name": "tcp"}},
+    base={"topology": {"kind": "star", "hosts": 8}, "workload": {"size_quantum_bytes": 1460}},
+    series_values=("tcp", "pfabric", "ideal"),
     quick=figures.Mode(x_values=(0.3, 0.6), flows=150),
 )
 
@@ -34,13 +35,13 @@ def test_registered_figures_have_valid_sweeps():
         assert len(quick) == len(fig.facets) * len(fig.series_values) * len(fig.quick.x_values) * len(fig.quick.seeds)
         assert len(full) >= len(quick)
         assert all(p.spec.workload.flows == fig.full.flows for p in full)
-    fig = figures.get("pfabric-fig8-9-tcp")
+    fig = figures.get("pfabric-fig7-9")
     assert fig.full.flows == 100_000 and fig.full.x_values == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
 def test_list_and_unknown_figure():
     r = cli("list", "figures")
-    assert r.returncode == 0 and "pfabric-fig8-9-tcp" in r.stdout
+    assert r.returncode == 0 and "pfabric-fig7-9" in r.stdout
     r = cli("reproduce", "fig99", "--out", "/tmp/never")
     assert r.returncode == 2 and "unknown figure 'fig99'" in r.stderr
 
@@ -62,14 +63,29 @@ def test_reproduce_draws_and_tabulates(tiny_figure_dir):
     assert (out / "tiny-test-figure.png").stat().st_size > 10_000
     assert (out / "tiny-test-figure.svg").read_text().lstrip().startswith("<?xml")
     csv = pd.read_csv(out / "tiny-test-figure.csv")
-    assert len(csv) == 4  # 2 workloads x 2 loads
+    assert len(csv) == 12  # 2 workloads x 3 schemes x 2 loads
     assert set(csv.facet) == {"web_search", "data_mining"}
-    assert (csv.all_mean >= 1.0).all() and (csv.small_p99 >= csv.small_mean).all()
+    assert set(csv.series) == {"tcp", "pfabric", "ideal"}
+    assert (csv.all_mean >= 0.999).all() and (csv.small_p99 >= csv.small_mean).all()
+    # the series' scheme fields came from the figure (the scripts' pools)
+    specs = {p["spec"]["scheme"]["name"]: p["spec"]["scheme"] for p in load_points(out)}
+    assert specs["tcp"]["connections"] == "pool" and specs["tcp"]["connections_per_pair"] == 8
+    assert specs["pfabric"]["connections_per_pair"] == 1
     info = json.loads((out / "figure.json").read_text())
-    assert [p["where"] for p in info["paper"]][:2] == ["§5.4.1, Fig. 8 caption", "§5.4.1, Fig. 9 caption"]
+    by = {(p["where"], p["facet"], p["panel"], p["series"]): p for p in info["paper"]}
+    tcp_p99 = by[("§5.4.1, Fig. 8 caption", "web_search", "small_p99", "tcp")]
+    assert len(tcp_p99["ours"]) == 2 and tcp_p99["relative_to"] is None
+    # a statement relative to Ideal: pFabric's values over Ideal's, less one
+    rel = by[("§5.4.1, Fig. 7", "web_search", "all_mean", "pfabric")]
+    row = {s: csv[(csv.facet == "web_search") & (csv.series == s) & (csv.x == 0.6)].all_mean.item()
+           for s in ("pfabric", "ideal")}
+    assert rel["ours"]["0.6"] == pytest.approx(row["pfabric"] / row["ideal"] - 1)
+    # statements about a series the figure lacks (DCTCP) have no data
+    assert by[("§1", "web_search", "small_mean", "dctcp")]["verdict"] == "no data"
+    # a statement about 80% load only: no point of this sweep
+    assert by[("§5.4.1, Fig. 8", "web_search", "large_mean", "pfabric")]["verdict"] == "no data"
     for p in info["paper"]:
-        assert p["verdict"] in ("consistent",) or p["verdict"].startswith("differs")
-        assert len(p["ours"]) == 2
+        assert p["verdict"] in ("consistent", "no data") or p["verdict"].startswith("differs")
 
 
 def test_paper_bound_verdicts():
@@ -150,7 +166,7 @@ def test_sweep_through_a_dask_cluster_matches_the_local_pool(tmp_path):
 def test_panels_use_the_papers_y_ranges_and_mark_points_off_the_scale():
     import matplotlib.pyplot as plt
 
-    fig = figures.get("pfabric-fig8-9-tcp")
+    fig = figures.get("pfabric-fig7-9")
     rows = []
     for facet in fig.facets:
         for x, big in ((0.2, 4.0), (0.8, 42.0)):
@@ -180,5 +196,8 @@ def test_reproduce_prints_the_comparison_with_the_paper(tiny_figure_dir, capsys)
     lines = text.splitlines()
     assert lines[0] == "tiny-test-figure (quick mode) against the paper"
     assert lines[1].split() == ["where", "panel", "paper", "dcsim", "(x:", "value)", "verdict"]
-    assert "web_search / small_p99" in lines[2] and ">= 10" in lines[2] and "0.3: " in lines[2]
-    assert all(ln.rstrip().endswith(("consistent", "points")) for ln in lines[2:])
+    assert "web_search / all_mean" in lines[2] and "pfabric vs ideal: within +0% .. +17.8%" in lines[2]
+    assert "0.3: +" in lines[2] or "0.3: -" in lines[2]
+    tcp = next(ln for ln in lines if "tcp >= 10" in ln)
+    assert "web_search / small_p99" in tcp and "0.3: " in tcp
+    assert all(ln.rstrip().endswith(("consistent", "points", "no data")) for ln in lines[2:])

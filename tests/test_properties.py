@@ -19,35 +19,55 @@ topologies = st.one_of(
     st.builds(lambda k: {"kind": "fat_tree", "k": k}, st.sampled_from([2, 4])),
 )
 
+schemes = st.one_of(
+    st.builds(
+        lambda queue, ecn, pool: {"name": "tcp", "queue_bytes": queue,
+                                  **({"ecn": True, "ecn_threshold_bytes": queue // 4} if ecn else {}),
+                                  "connections": "pool" if pool else "per_flow"},
+        st.sampled_from([4_500, 30_000, 225_000]), st.booleans(), st.booleans(),
+    ),
+    st.builds(lambda queue, pool: {"name": "dctcp", "queue_bytes": queue, "ecn_threshold_bytes": queue // 8,
+                                   "connections": "pool" if pool else "per_flow"},
+              st.sampled_from([30_000, 219_000]), st.booleans()),
+    st.builds(lambda queue, sp, prio: {"name": "pfabric", "queue_bytes": queue, "starvation_prevention": sp,
+                                       "priority": prio},
+              st.sampled_from([6_000, 36_000]), st.booleans(),
+              st.sampled_from(["remaining_size", "flow_size", "bytes_sent"])),
+    st.just({"name": "ideal"}),
+)
+
 specs = st.builds(
-    lambda topo, lb, load, cdf, queue, seed, ecn: {
+    lambda topo, lb, load, cdf, scheme, seed, fct_at: {
         "topology": topo,
         "routing": {"load_balancing": lb},
-        "scheme": {"name": "tcp", "queue_bytes": queue, **({"ecn": True, "ecn_threshold_bytes": queue // 4} if ecn else {})},
+        "scheme": scheme,
         "workload": {"cdf": cdf, "load": load, "flows": 60},
         "seed": seed,
+        "run": {"fct_at": fct_at},
     },
     topologies,
-    st.sampled_from(["ecmp", "spray"]),
+    st.sampled_from(["ecmp", "spray", "round_robin"]),
     st.floats(0.05, 0.9),
     st.sampled_from(["web_search", "data_mining"]),
-    st.sampled_from([4_500, 30_000, 225_000]),
+    schemes,
     st.integers(0, 2**32),
-    st.booleans(),
+    st.sampled_from(["sender", "receiver"]),
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(specs)
 def test_random_experiments_keep_the_invariants(data):
     # data mining's largest flows are huge: cap sizes by a short stop time
-    data["run"] = {"stop_time_s": 0.05}
+    data["run"]["stop_time_s"] = 0.05
     spec = Spec.model_validate(data)
     df = dcsim.run(spec)
     s = df.attrs["summary"]
     assert s["conservation_holds"], s["conservation"]
     c = s["counters"]
     assert c["host_tx_pkts"] == c["data_pkts"] + c["ack_pkts"]
+    if data["scheme"]["name"] == "ideal":
+        assert c["host_tx_pkts"] == 0  # flow level: no packets
     assert s["flows_finished"] + s["unfinished_flows"] == 60
     if s["status"] == "done":
         assert s["unfinished_flows"] == 0

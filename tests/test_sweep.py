@@ -212,7 +212,7 @@ def test_workers_end_when_the_main_process_is_killed(tmp_path, command):
         sweep_file = write_sweep(tmp_path, {"seed": [1, 2, 3, 4]}, spec={"workload.flows": 200_000}, name="long")
         args = ["sweep", str(sweep_file)]
     else:
-        args = ["reproduce", "pfabric-fig8-9-tcp", "--quick"]
+        args = ["reproduce", "pfabric-fig7-9", "--quick"]
     proc = subprocess.Popen([sys.executable, "-m", "dcsim", *args, "--out", str(tmp_path / "out"), "-j", "2", "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     t0 = time.time()

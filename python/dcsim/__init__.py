@@ -23,6 +23,7 @@ _EXPORTS = {
     "load_spec": "spec",
     "spec_from_dict": "spec",
     "run": "simulate",
+    "run_all": "simulate",
     "run_to_dir": "simulate",
     "read_flows": "simulate",
     "generated_flows": "simulate",
@@ -49,5 +50,5 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for editors and type checkers
     from .errors import SpecError
     from .metrics import PAPER_BINS, slowdown_by_size, summarize
-    from .simulate import generated_flows, read_flows, run, run_to_dir
+    from .simulate import generated_flows, read_flows, run, run_all, run_to_dir
     from .spec import Spec, load_spec, spec_from_dict

@@ -8,6 +8,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -104,15 +105,48 @@ class _Progress:
                 sys.stderr.write("\n")  # tqdm leaves the cursor on the bar's line
 
 
-def _batches(sim: Sim, quiet: bool) -> Iterator[pd.DataFrame]:
+QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes"]
+
+
+class _Queues:
+    """Queue samples (run.queue_sample_us) as a table: each record with its
+    port's node, peer and tier."""
+
+    def __init__(self, sim: Sim):
+        ports = json.loads(sim.summary_json())["ports"]
+        self.node = np.array([p["node"] for p in ports], dtype=np.int32)
+        self.peer = np.array([p["peer"] for p in ports], dtype=np.int32)
+        self.tier = np.array([p["tier"] for p in ports], dtype=np.int8)
+
+    def frame(self, cols: dict) -> pd.DataFrame:
+        port = np.asarray(cols["port"], dtype=np.int32)
+        return pd.DataFrame({
+            "time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS,
+            "port": port,
+            "node": self.node[port],
+            "peer": self.peer[port],
+            "tier": self.tier[port],
+            "pkts": np.asarray(cols["pkts"], dtype=np.int32),
+            "bytes": np.asarray(cols["bytes"], dtype=np.int64),
+        }, columns=QUEUE_COLUMNS)
+
+
+def _batches(sim: Sim, quiet: bool, on_queues: Optional[Callable[[pd.DataFrame], None]] = None
+             ) -> Iterator[pd.DataFrame]:
     """The flow table in batches as flows finish; at the end, the flows
-    that started and did not finish (a run stopped by its stop time)."""
+    that started and did not finish (a run stopped by its stop time).
+    Queue samples, if any, go to `on_queues` as they are taken."""
     _, _, total, _ = sim.progress()
     bar = _Progress(total, quiet)
+    queues = _Queues(sim) if on_queues else None
     try:
         while True:
             status = sim.run(SLICE_EVENTS)
             bar.update(*_progress_fields(sim))
+            if queues is not None:
+                q = queues.frame(sim.drain_queue_samples())
+                if len(q):
+                    on_queues(q)
             df = _frame(sim.drain())
             if len(df):
                 yield df
@@ -208,21 +242,41 @@ def build(spec: Spec) -> Sim:
         raise SpecError(str(e)) from None
 
 
+@dataclass
+class Run:
+    """Everything a run produces: its flows (as `run` returns them), the
+    queue samples (empty unless run.queue_sample_us is set) and the summary."""
+
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    summary: dict
+
+
 def run(spec: Spec, *, quiet: bool = True) -> pd.DataFrame:
-    """Run a spec; return one row per finished flow. The run's summary
-    (counters, conservation, wall time, ...) is in ``df.attrs["summary"]``."""
+    """Run a spec; return one row per flow that started. The run's summary
+    (counters, conservation, wall time, statistics, ...) is in
+    ``df.attrs["summary"]``. `run_all` also returns the queue samples."""
+    return run_all(spec, quiet=quiet).flows
+
+
+def run_all(spec: Spec, *, quiet: bool = True) -> Run:
+    """Run a spec; return its flows, queue samples and summary."""
     if isinstance(spec, dict):
         from .spec import spec_from_dict
 
         spec = spec_from_dict(spec)
     sim = build(spec)
     t0 = time.perf_counter()
-    parts = list(_batches(sim, quiet))
+    queues: list[pd.DataFrame] = []
+    sampling = spec.run.queue_sample_us is not None
+    parts = list(_batches(sim, quiet, queues.append if sampling else None))
     wall = time.perf_counter() - t0
     df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
-    df.attrs["summary"] = _summary(spec, sim, wall, df)
-    _warn_unfinished(df.attrs["summary"], "the returned table")
-    return df
+    summary = _summary(spec, sim, wall, df)
+    df.attrs["summary"] = summary
+    _warn_unfinished(summary, "the returned table")
+    q = pd.concat(queues, ignore_index=True) if queues else pd.DataFrame(columns=QUEUE_COLUMNS)
+    return Run(df, q, summary)
 
 
 _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts"]
@@ -248,8 +302,8 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
         schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
         stats = _Stats()
         t0 = time.perf_counter()
-        with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer:
-            for df in _batches(sim, quiet):
+        with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _QueueWriter(tmp, spec) as qw:
+            for df in _batches(sim, quiet, qw.write if qw.on else None):
                 writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -263,6 +317,31 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     if on_summary:
         on_summary(summary)
     return summary
+
+
+class _QueueWriter:
+    """Streams queue samples to DIR/queues.parquet (when sampling)."""
+
+    def __init__(self, tmp: Path, spec: Spec):
+        self.on = spec.run.queue_sample_us is not None
+        self.path = tmp / "queues.parquet"
+        self.writer = None
+
+    def __enter__(self):
+        return self
+
+    def write(self, df: pd.DataFrame) -> None:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, table.schema)
+        self.writer.write_table(table)
+
+    def __exit__(self, *exc):
+        if self.writer is not None:
+            self.writer.close()
+        elif self.on and exc[0] is None:  # sampling, but the run ended first
+            pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in QUEUE_COLUMNS})), self.path)
+        return False
 
 
 def read_flows(out: Path) -> pd.DataFrame:

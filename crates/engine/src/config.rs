@@ -26,6 +26,28 @@ pub struct Config {
     /// Packets, or the flow-level Ideal scheduler (pFabric §3).
     #[serde(default)]
     pub model: Model,
+    /// Record the queue of some ports at regular intervals.
+    #[serde(default)]
+    pub queue_sampler: Option<QueueSampler>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct QueueSampler {
+    pub interval_ps: u64,
+    pub ports: SamplePorts,
+}
+
+/// Which ports a queue sampler records.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplePorts {
+    All,
+    /// Host NICs.
+    HostNics,
+    /// The last hop: switch ports towards a host.
+    ToHosts,
+    /// Every switch port.
+    Switches,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

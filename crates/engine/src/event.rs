@@ -3,10 +3,10 @@
 //! ports that finish serializing first (a packet whose last bit leaves at
 //! `t` frees its buffer for a packet arriving at `t`), then link arrivals by
 //! port index, then port timers by port and kind, then flow arrivals, then
-//! flow timers by flow slot, timer kind and flow id. No two pending events
-//! share a key (a link or port has at most one event of a kind pending, a
-//! flow one timer of a kind, the workload one arrival), so the order is
-//! total. Runs are therefore deterministic, and the FIFO fast path (no
+//! flow timers by flow slot, timer kind and flow id, then the samplers. No
+//! two pending events share a key (a link or port has at most one event of
+//! a kind pending, a flow one timer of a kind, the workload one arrival,
+//! the samplers one sample), so the order is total. Runs are therefore deterministic, and the FIFO fast path (no
 //! serializer events) gives exactly the results of the general path.
 //!
 //! It is a calendar queue: a timing wheel of short slots holds the near
@@ -25,7 +25,7 @@ use std::collections::BinaryHeap;
 /// with one `match`.
 ///
 /// Room for the schemes to come is designed in: the kind takes three bits
-/// (five used), a port may have timers of its own (PFC pause expiry, credit
+/// (six used), a port may have timers of its own (PFC pause expiry, credit
 /// pacing: `PortTimer`), and a flow up to eight kinds of timer (the
 /// retransmission timer, pacing, rate and probe timers: `FlowTimer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub enum Event {
     /// Timer `timer` of the flow in `slot` may have expired (`flow` tells
     /// whether the slot still holds that flow).
     FlowTimer { slot: u32, flow: u32, timer: u8 },
+    /// Time to record the samplers' next sample.
+    Sample,
 }
 
 /// Kinds of flow timer.
@@ -75,6 +77,7 @@ impl Event {
             Event::PortTimer { port, timer } => (2, port << TIMER_BITS | timer as u32, 0),
             Event::FlowArrival => (3, 0, 0),
             Event::FlowTimer { slot, flow, timer } => (4, slot << TIMER_BITS | timer as u32, flow),
+            Event::Sample => (5, 0, 0),
         };
         debug_assert!((index as u64) <= INDEX_MASK);
         kind << KIND_SHIFT | (index as u64) << 32 | flow as u64
@@ -89,7 +92,8 @@ impl Event {
             1 => Event::LinkArrival { port: index },
             2 => Event::PortTimer { port: index >> TIMER_BITS, timer },
             3 => Event::FlowArrival,
-            _ => Event::FlowTimer { slot: index >> TIMER_BITS, flow: code as u32, timer },
+            4 => Event::FlowTimer { slot: index >> TIMER_BITS, flow: code as u32, timer },
+            _ => Event::Sample,
         }
     }
 }
@@ -480,6 +484,7 @@ mod tests {
             Event::FlowTimer { slot: 12345, flow: u32::MAX, timer: 7 },
             Event::FlowTimer { slot: (1 << (INDEX_BITS - TIMER_BITS)) - 1, flow: 0, timer: 0 },
             Event::PortTimer { port: (1 << (INDEX_BITS - TIMER_BITS)) - 1, timer: 5 },
+            Event::Sample,
         ] {
             assert_eq!(Event::decode(e.code()), e);
         }

@@ -36,6 +36,16 @@ pub struct UnfinishedRecord {
     pub timeouts: u32,
 }
 
+/// One port's queue at one time (a queue sampler's record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueSample {
+    pub time: Time,
+    pub port: u32,
+    /// Packets and bytes buffered, not counting the one being serialized.
+    pub pkts: u32,
+    pub bytes: u64,
+}
+
 /// Whole-run counters. Conservation: `host_tx = delivered + dropped +
 /// queued + in_flight`, in packets and in bytes (see `Simulation::conservation`).
 #[derive(Clone, Copy, Debug, Default, Serialize)]

@@ -2,11 +2,11 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this file only moves packets.
 
-use crate::config::{Config, FctAt, Model};
+use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::ideal::{Active, Ideal};
 use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
-use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, UnfinishedRecord};
+use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, QueueSample, UnfinishedRecord};
 use crate::packet::{Kind, Packet, PacketId, Pool};
 use crate::port::{Hop, Port};
 use crate::queue::Entry;
@@ -141,6 +141,9 @@ pub struct Simulation {
     ideal: Ideal,
     downlink: Vec<u64>,
     done: Vec<Active>,
+    /// The ports the queue sampler records, and its records.
+    sampled: Vec<u32>,
+    samples: Vec<QueueSample>,
 }
 
 impl Simulation {
@@ -191,6 +194,26 @@ impl Simulation {
         if let Some(f) = next_flow {
             cal.schedule(f.start, Event::FlowArrival);
         }
+        let sampled: Vec<u32> = match &cfg.queue_sampler {
+            None => vec![],
+            Some(q) => {
+                if q.interval_ps == 0 {
+                    return Err("the queue sampler's interval must be positive".into());
+                }
+                cal.schedule(0, Event::Sample);
+                (0..ports.len() as u32)
+                    .filter(|&i| {
+                        let l = &net.links[i as usize];
+                        match q.ports {
+                            SamplePorts::All => true,
+                            SamplePorts::HostNics => net.is_host(l.node),
+                            SamplePorts::ToHosts => net.is_host(l.peer),
+                            SamplePorts::Switches => !net.is_host(l.node),
+                        }
+                    })
+                    .collect()
+            }
+        };
         Ok(Simulation {
             cfg,
             net,
@@ -211,6 +234,8 @@ impl Simulation {
             ideal: Ideal::new(net_hosts),
             downlink,
             done: Vec::new(),
+            sampled,
+            samples: Vec::new(),
         })
     }
 
@@ -231,6 +256,26 @@ impl Simulation {
     }
     pub fn hosts(&self) -> u32 {
         self.net.hosts
+    }
+
+    /// Record the sampled ports' queues; sample again after the interval
+    /// while flows remain.
+    fn on_sample(&mut self) {
+        let now = self.now;
+        self.catch_up_all();
+        for &i in &self.sampled {
+            let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
+            self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes });
+        }
+        if self.counters.flows_finished < self.gen.total {
+            let dt = self.cfg.queue_sampler.as_ref().expect("sampling").interval_ps;
+            self.cal.schedule(now + dt, Event::Sample);
+        }
+    }
+
+    /// Take the queue samples recorded since the last call.
+    pub fn drain_queue_samples(&mut self) -> Vec<QueueSample> {
+        std::mem::take(&mut self.samples)
     }
 
     /// Take the records of flows finished since the last call.
@@ -284,6 +329,13 @@ impl Simulation {
         if self.cfg.model == Model::Ideal {
             return self.run_ideal(max_events);
         }
+        let status = self.run_packets(max_events);
+        // what the caller reads next (counters, queues) is as of now
+        self.catch_up_all();
+        status
+    }
+
+    fn run_packets(&mut self, max_events: u64) -> Status {
         let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
         let total = self.gen.total;
         for _ in 0..max_events {
@@ -309,6 +361,7 @@ impl Simulation {
                 Event::FlowArrival => self.on_flow_arrival(),
                 Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
                 Event::PortTimer { .. } => unreachable!("no discipline sets port timers yet"),
+                Event::Sample => self.on_sample(),
             }
         }
         if self.counters.flows_finished == self.gen.total {
@@ -415,6 +468,8 @@ impl Simulation {
             self.transmit_at(port, hop, start, start > now);
             return;
         }
+        self.catch_up(port, now);
+        let p = &mut self.ports[port as usize];
         if p.busy_until <= now && p.is_empty() {
             self.transmit_at(port, hop, now, false);
             return;
@@ -430,10 +485,36 @@ impl Simulation {
                 }
             }
         }
+        self.ensure_wake(port);
+    }
+
+    /// General path: make the departures of port `port` that were due by
+    /// `upto`, in order, each the packet the discipline chooses when the
+    /// serializer frees up. The queue cannot have changed since the last
+    /// arrival (this runs before each), so a departure decided late is the
+    /// one decided on time.
+    #[inline]
+    fn catch_up(&mut self, port: u32, upto: Time) {
+        loop {
+            let p = &mut self.ports[port as usize];
+            let start = p.busy_until;
+            if start > upto {
+                return;
+            }
+            let Some(hop) = p.dequeue() else { return };
+            self.transmit_at(port, hop, start, false);
+        }
+    }
+
+    /// General path: a port with a backlog needs a `TxDone` event by the
+    /// time its next packet would reach the far end, in case no arrival
+    /// makes its departures first (see `on_tx_done`).
+    #[inline]
+    fn ensure_wake(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        if !p.wake_pending {
+        if !p.wake_pending && !p.is_empty() {
             p.wake_pending = true;
-            self.cal.schedule(p.busy_until, Event::TxDone { port });
+            self.cal.schedule(p.busy_until + p.fixed_ps(), Event::TxDone { port });
         }
     }
 
@@ -449,6 +530,7 @@ impl Simulation {
     fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
         self.counters.packet_hops += 1;
         let (arrival, was_idle) = self.ports[port as usize].transmit(hop, start, buffered);
+        debug_assert!(arrival >= self.now, "a departure made too late for its arrival");
         if was_idle {
             self.cal.schedule(arrival, Event::LinkArrival { port });
         }
@@ -470,15 +552,28 @@ impl Simulation {
         self.on_arrive(node, w.hop);
     }
 
+    /// A port that chooses its next packet when its serializer frees up
+    /// makes its departures lazily: at its next arrival (`offer`), or here,
+    /// at the latest moment that keeps every event in order: a packet that
+    /// starts at `busy_until` reaches the far end no sooner than
+    /// `busy_until + fixed_ps`, so its departure (and any after it) is made
+    /// by then, with the queue as it was at `busy_until`. Busy ports thus
+    /// need one event per arrival-free stretch, not one per packet.
     fn on_tx_done(&mut self, port: u32) {
-        let p = &mut self.ports[port as usize];
-        p.wake_pending = false;
-        if let Some(hop) = p.dequeue() {
-            self.transmit_at(port, hop, self.now, false);
-            let p = &mut self.ports[port as usize];
-            if !p.is_empty() {
-                p.wake_pending = true;
-                self.cal.schedule(p.busy_until, Event::TxDone { port });
+        self.ports[port as usize].wake_pending = false;
+        self.catch_up(port, self.now);
+        self.ensure_wake(port);
+    }
+
+    /// Make every general-path port's departures due by now (before
+    /// looking at queues from outside the event loop).
+    fn catch_up_all(&mut self) {
+        if self.all_fifo_fast {
+            return;
+        }
+        for port in 0..self.ports.len() as u32 {
+            if self.ports[port as usize].wake_pending {
+                self.catch_up(port, self.now);
             }
         }
     }

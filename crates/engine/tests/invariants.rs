@@ -73,3 +73,25 @@ fn invariants_hold_across_topologies_and_paths() {
         }
     }
 }
+
+/// pFabric: priority ports everywhere (departures decided lazily, one
+/// event per arrival-free stretch), fixed timeouts, probe mode, priorities;
+/// the debug build checks that no departure is made after its packet was
+/// due at the far end, and conservation holds mid-run.
+#[test]
+fn invariants_hold_for_pfabric() {
+    for topo in [LEAF_SPINE, FAT_TREE] {
+        for lb in ["ecmp", "round_robin"] {
+            let json = config(topo, lb, 36_000, true, false)
+                .replace(r#"{"kind": "fifo"}"#, r#"{"kind": "pfabric", "starvation_prevention": true}"#)
+                .replace(r#""ecn": false}"#, r#""ecn": false, "fixed_rto": true, "probe_after": 5,
+                           "prio": "remaining_size", "connections_per_pair": 1}"#)
+                .replace(r#""min_rto_ps": 200000000"#, r#""min_rto_ps": 45000000"#);
+            let (sim, flows) = run(&json);
+            assert_eq!(flows, 400);
+            let c = sim.final_counters();
+            assert!(c.dropped_pkts > 0 && c.timeouts > 0, "a 36 KB pFabric fabric at this load drops: {c:?}");
+            assert!(sim.port_reports().iter().all(|p| p.max_queue_bytes <= 36_000));
+        }
+    }
+}

@@ -71,6 +71,14 @@ impl Sim {
         Ok(d)
     }
 
+    /// Queue samples recorded since the last call, as a dict of columns.
+    fn drain_queue_samples<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.inner.drain_queue_samples();
+        let d = PyDict::new(py);
+        columns!(d, recs, "time_ps" => time, "port" => port, "pkts" => pkts, "bytes" => bytes);
+        Ok(d)
+    }
+
     /// End-of-run accounting as JSON: counters, conservation, per-port stats.
     fn summary_json(&self) -> String {
         let s = &self.inner;

@@ -248,6 +248,8 @@ def engine_config(spec: Spec) -> dict:
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
         "fct_at": spec.run.fct_at,
         "model": getattr(spec.scheme, "engine_model", "packets"),
+        "queue_sampler": None if spec.run.queue_sample_us is None else {
+            "interval_ps": ps(spec.run.queue_sample_us), "ports": spec.run.queue_sample_ports},
     }
 
 

@@ -58,6 +58,11 @@ class RunOptions(Model):
     stop_time_s: Optional[float] = field(
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
+    queue_sample_us: Optional[float] = field(
+        None, "record queues every this many us (queues.parquet; off by default)", gt=0)
+    queue_sample_ports: Literal["to_hosts", "host_nics", "switches", "all"] = field(
+        "to_hosts", "the ports the queue sampler records: the last hop to each host, the host NICs, every switch "
+        "port, or all")
     fct_at: Literal["sender", "receiver"] = field(
         "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "
         "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal)",

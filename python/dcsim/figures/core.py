@@ -1,9 +1,9 @@
-"""The figure registry: each paper figure as a named entry, with its sweep,
-how its panels are computed from the flows, how it is drawn, and what the
-paper reports for it.
+"""The machinery of the figure registry: a figure is a named entry with
+its sweep, how its panels are computed from the flows, how it is drawn and
+what the paper reports for it (`paper modules register theirs: pfabric.py`).
 
     dcsim list figures
-    dcsim reproduce pfabric-fig8-9-tcp --quick --out out/fig8
+    dcsim reproduce pfabric-fig7-9 --quick --out out/fig7-9
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from .bins import PAPER_BINS
-from .errors import SpecError
+from ..bins import PAPER_BINS
+from ..errors import SpecError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .sweep import Sweep
+    from ..sweep import Sweep
 
 # pandas, numpy and matplotlib are imported where a figure is computed or
 # drawn, so that listing the registry (`dcsim list`) stays fast.
@@ -49,6 +49,11 @@ class PaperBound:
     low: float = -math.inf
     high: float = math.inf
     claim: str = ""
+    #: Compare the series with this one: the values checked are
+    #: series / relative_to - 1 ("pFabric is within 0.7-17.8% of Ideal").
+    relative_to: Any = None
+    #: Only at these x values (a statement about 80% load); all if empty.
+    xs: tuple = ()
 
     def check(self, values: Sequence[float]) -> str:
         inside = [self.low <= v <= self.high for v in values if math.isfinite(v)]
@@ -91,22 +96,27 @@ class Figure:
     #: the paper's: keyed by panel key, or "facet/panel key" where the
     #: facets differ. Panels the paper's text gives no range for autoscale.
     ylims: dict = field(default_factory=dict)
+    #: With `series = "scheme.name"`: each series' other scheme fields
+    #: (e.g. the connection pools of the paper's scripts).
+    series_specs: dict = field(default_factory=dict)
 
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
 
     def sweep(self, mode: str) -> Sweep:
-        from .sweep import Sweep
+        from ..sweep import Sweep
 
         m = self.mode(mode)
         base = json.loads(json.dumps(self.base))
         base.setdefault("workload", {})["flows"] = m.flows
-        grid = {
-            self.facet: list(self.facets),
-            self.series: list(self.series_values),
-            self.x: list(m.x_values),
-            "seed": list(m.seeds),
-        }
+        series = list(self.series_values)
+        series_field = self.series
+        if self.series_specs:
+            # the whole scheme table per series: its name and its fields
+            assert self.series == "scheme.name", "series_specs need series = scheme.name"
+            series_field = "scheme"
+            series = [{"name": s, **self.series_specs.get(s, {})} for s in series]
+        grid = {self.facet: list(self.facets), series_field: series, self.x: list(m.x_values), "seed": list(m.seeds)}
         return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid)
 
     def mode(self, mode: str) -> Mode:
@@ -115,68 +125,12 @@ class Figure:
         return self.quick if mode == "quick" else self.full
 
 
-PFABRIC_PANELS = (
-    Panel("small_mean", "(0, 100KB]: average", "(0B, 100KB]", "mean"),
-    Panel("small_p99", "(0, 100KB]: 99th percentile", "(0B, 100KB]", "p99"),
-    Panel("medium_mean", "(100KB, 10MB]: average", "(100KB, 10MB]", "mean"),
-    Panel("large_mean", "(10MB, inf): average", "(10MB, inf]", "mean"),
-    Panel("all_mean", "all flows: average (Fig. 7)", "all", "mean"),
-)
-
 REGISTRY: dict[str, Figure] = {}
 
 
 def register(fig: Figure) -> Figure:
     REGISTRY[fig.name] = fig
     return fig
-
-
-register(
-    Figure(
-        name="pfabric-fig8-9-tcp",
-        title="pFabric Figs. 7-9: TCP-DropTail normalized FCT vs load",
-        source="pFabric (SIGCOMM'13) §5.4.1, Figs. 7, 8 (web search) and 9 (data mining), TCP-DropTail curve",
-        description=(
-            "TCP-DropTail on the 144-host leaf-spine with packet spraying (qSize 225 KB, initCwnd 12, "
-            "minRTO 200 us), Poisson arrivals, uniform random src/dst; normalized FCT by flow size."
-        ),
-        base={"topology": {"kind": "leaf_spine"}, "routing": {"load_balancing": "spray"}, "scheme": {"name": "tcp"}},
-        x="workload.load",
-        xlabel="Load",
-        facet="workload.cdf",
-        facets=("web_search", "data_mining"),
-        facet_labels={"web_search": "Web search (Fig. 8)", "data_mining": "Data mining (Fig. 9)"},
-        series="scheme.name",
-        series_values=("tcp",),
-        series_labels={"tcp": "TCP-DropTail"},
-        panels=PFABRIC_PANELS,
-        quick=Mode(x_values=(0.2, 0.4, 0.6, 0.8), flows=2500),
-        full=Mode(x_values=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), flows=100_000),
-        paper=(
-            PaperBound("§5.4.1, Fig. 8 caption", "web_search", "small_p99", "tcp", low=10.0,
-                       claim="TCP-DropTail's (0,100KB] 99th percentile is above the plotted range (0-10)"),
-            PaperBound("§5.4.1, Fig. 9 caption", "data_mining", "small_p99", "tcp", low=10.0,
-                       claim="TCP-DropTail's (0,100KB] 99th percentile is above the plotted range (0-10)"),
-            PaperBound("Fig. 8(a)", "web_search", "small_mean", "tcp", high=10.0,
-                       claim="TCP-DropTail's (0,100KB] average is drawn within the 0-10 axis"),
-            PaperBound("Fig. 9(a)", "data_mining", "small_mean", "tcp", high=10.0,
-                       claim="TCP-DropTail's (0,100KB] average is drawn within the 0-10 axis"),
-        ),
-        notes=(
-            "The paper gives TCP-DropTail only as curves; the bounds above are what its axes and captions "
-            "state. Quick mode runs 2,500 flows per point (the paper: 100,000), so the >10MB bin holds "
-            "few flows and is noisy. Y ranges are the camera-ready Figs. 8-9's (0-10, web search large "
-            "flows 0-25); the paper's text gives none for Fig. 7 or the medium bin. Points above a panel's "
-            "range are drawn at its top edge with their value."
-        ),
-        ylims={
-            "small_mean": (0, 10),
-            "small_p99": (0, 10),
-            "web_search/large_mean": (0, 25),
-            "data_mining/large_mean": (0, 10),
-        },
-    )
-)
 
 
 def get(name: str) -> Figure:
@@ -199,8 +153,8 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
     seeds, plus flows and wall time."""
     import pandas as pd
 
-    from .metrics import slowdown_by_size
-    from .runner import load_points, point_dir
+    from ..metrics import slowdown_by_size
+    from ..runner import load_points, point_dir
 
     rows = []
     for s in load_points(out):
@@ -234,7 +188,11 @@ def compare(fig: Figure, table: pd.DataFrame) -> list[dict]:
     out = []
     for b in fig.paper:
         sel = table[(table.facet == b.facet) & (table.series == b.series)].sort_values("x")
-        ours = {float(x): float(v) for x, v in zip(sel.x, sel[b.panel])}
+        ours = {float(x): float(v) for x, v in zip(sel.x, sel[b.panel]) if not b.xs or x in b.xs}
+        if b.relative_to is not None:
+            ref = table[(table.facet == b.facet) & (table.series == b.relative_to)]
+            ref = {float(x): float(v) for x, v in zip(ref.x, ref[b.panel])}
+            ours = {x: v / ref[x] - 1 for x, v in ours.items() if x in ref}
         out.append({
             "where": b.where,
             "facet": b.facet,
@@ -242,6 +200,7 @@ def compare(fig: Figure, table: pd.DataFrame) -> list[dict]:
             "series": b.series,
             "claim": b.claim,
             "paper_range": [b.low if math.isfinite(b.low) else None, b.high if math.isfinite(b.high) else None],
+            "relative_to": b.relative_to,
             "ours": ours,
             "verdict": b.check(list(ours.values())),
         })
@@ -250,9 +209,22 @@ def compare(fig: Figure, table: pd.DataFrame) -> list[dict]:
 
 def _bound_text(b: PaperBound, fig: Figure) -> str:
     name = fig.series_labels.get(b.series, b.series)
+    if b.relative_to is not None:
+        ref = fig.series_labels.get(b.relative_to, b.relative_to)
+        return f"paper: {name} {_pct_range(b.low, b.high)} of {ref}"
     if math.isfinite(b.low) and math.isfinite(b.high):
         return f"paper: {name} in [{b.low:g}, {b.high:g}]"
     return f"paper: {name} {'>' if math.isfinite(b.low) else '<'} {b.low if math.isfinite(b.low) else b.high:g}"
+
+
+def _pct_range(lo: float, hi: float) -> str:
+    """A relative range as the paper words it: 'within +0.7% .. +17.8%'."""
+    def pct(x: float) -> str:
+        return f"{100 * x:+.3g}%"
+
+    if math.isfinite(lo) and math.isfinite(hi):
+        return f"within {pct(lo)} .. {pct(hi)}"
+    return f"{'>=' if math.isfinite(lo) else '<='} {pct(lo if math.isfinite(lo) else hi)}"
 
 
 def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
@@ -310,7 +282,7 @@ def draw(fig: Figure, table: pd.DataFrame):
             for b in fig.paper:
                 if b.facet == facet and b.panel == panel.key:
                     for y, style in ((b.low, "--"), (b.high, ":")):
-                        if math.isfinite(y):
+                        if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
                     claims.append(_bound_text(b, fig))
             title = f"{fig.facet_labels.get(facet, facet)}\n{panel.title}"
@@ -339,9 +311,16 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
     out = []
     for p in paper:
         lo, hi = p["paper_range"]
-        rng = " and ".join(x for x in (None if lo is None else f">= {lo:g}", None if hi is None else f"<= {hi:g}")
-                           if x) or "any"
-        ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in sorted((float(k), v) for k, v in p["ours"].items()))
+        ref = p.get("relative_to")
+        values = sorted((float(k), v) for k, v in p["ours"].items())
+        if ref is not None:
+            rng = f"{p['series']} vs {ref}: " + _pct_range(-math.inf if lo is None else lo, math.inf if hi is None else hi)
+            ours = ", ".join(f"{x:g}: {100 * v:+.1f}%" for x, v in values)
+        else:
+            rng = " and ".join(x for x in (None if lo is None else f">= {lo:g}", None if hi is None else f"<= {hi:g}")
+                               if x) or "any"
+            rng = f"{p['series']} {rng}"
+            ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in values)
         out.append([p["where"], f"{p['facet']} / {p['panel']}", rng, ours or "-", p["verdict"]])
     return out
 
@@ -349,7 +328,7 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
               scheduler: Any = None, quiet: bool = False):
     """Run a figure's sweep into `out` (resumable), then tabulate and draw it."""
-    from .runner import run_sweep
+    from ..runner import run_sweep
 
     fig = get(name)
     out = Path(out)

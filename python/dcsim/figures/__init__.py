@@ -1,0 +1,27 @@
+"""The figure registry: each paper figure as a named entry (`core.py`: the
+machinery; one module per paper registers its figures).
+
+    dcsim list figures
+    dcsim reproduce pfabric-fig7-9 --quick --out out/fig7-9
+"""
+
+from .core import (
+    COMPARISON_HEADERS,
+    REGISTRY,
+    Figure,
+    Mode,
+    Panel,
+    PaperBound,
+    compare,
+    comparison_rows,
+    compute,
+    draw,
+    get,
+    plot,
+    register,
+    reproduce,
+)
+from . import pfabric  # noqa: F401  (registers the pFabric figures)
+
+__all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",
+           "compute", "draw", "get", "plot", "register", "reproduce"]
