@@ -68,7 +68,7 @@ def test_reproduce_draws_and_tabulates(tiny_figure_dir):
     assert set(csv.series) == {"tcp", "pfabric", "ideal"}
     assert (csv.all_mean >= 0.999).all() and (csv.small_p99 >= csv.small_mean).all()
     # the series' scheme fields came from the figure (the scripts' pools)
-    specs = {p["spec"]["scheme"]["name"]: p["spec"]["scheme"] for p in load_points(out)}
+    specs = {p["point"]["params"]["variant"]: p["spec"]["scheme"] for p in load_points(out)}
     assert specs["tcp"]["connections"] == "pool" and specs["tcp"]["connections_per_pair"] == 8
     assert specs["pfabric"]["connections_per_pair"] == 1
     info = json.loads((out / "figure.json").read_text())

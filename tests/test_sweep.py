@@ -247,3 +247,28 @@ def test_results_follow_the_umask(tmp_path):
         for d in (out / "run", out / "sweep", out / "sweep" / "points", key):
             assert d.stat().st_mode & 0o777 == mode, (d, oct(d.stat().st_mode))
         assert (out / "run" / "flows.parquet").stat().st_mode & 0o777 == mode & 0o666
+
+
+def test_variants_change_fields_together(tmp_path):
+    p = tmp_path / "v.toml"
+    p.write_text(f'base = "{ROOT / "examples" / "star_many_to_one.toml"}"\n[spec]\nworkload.flows = 30\n'
+                 '[variants.a]\n"scheme.name" = "pfabric"\n"routing.load_balancing" = "spray"\n'
+                 '[variants.b]\n"scheme.name" = "dctcp"\n"scheme.g" = 0.25\n'
+                 '[grid]\nvariant = ["a", "b"]\nseed = [1, 2]\n')
+    sw = load_sweep(p)
+    pts = sw.points()
+    assert [pt.params for pt in pts[:2]] == [{"variant": "a", "seed": 1}, {"variant": "a", "seed": 2}]
+    a, b = pts[0].spec, pts[2].spec
+    assert (a.scheme.name, a.routing.load_balancing) == ("pfabric", "spray")
+    assert (b.scheme.name, b.scheme.g, b.routing.load_balancing) == ("dctcp", 0.25, "ecmp")
+    r = cli("sweep", p, "--out", tmp_path / "o", "-q")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "o" / "sweep.json").read_text())["variants"]["b"]["scheme.g"] == 0.25
+    # a variant the grid names but the file does not define, or a bad field
+    bad = p.read_text().replace('variant = ["a", "b"]', 'variant = ["a", "c"]')
+    p.write_text(bad)
+    r = cli("sweep", p, "--out", tmp_path / "o2")
+    assert r.returncode == 2 and "no variant named 'c'" in r.stderr
+    p.write_text(bad.replace('variant = ["a", "c"]', 'variant = ["a"]').replace('"scheme.g" = 0.25', '"sheme.g" = 1'))
+    r = cli("sweep", p, "--out", tmp_path / "o3")
+    assert r.returncode == 2 and "variants.b: unknown field 'sheme.g'" in r.stderr

@@ -102,6 +102,7 @@ def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
         "version": __version__,
         "base": sweep.base,
         "grid": sweep.grid,
+        "variants": sweep.variants,
         "points": [{"key": p.key, "params": p.params} for p in points],
     }
     tmp = Path(out) / ".sweep.json.tmp"

@@ -23,7 +23,8 @@ import copy
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
@@ -46,14 +47,24 @@ class Point:
         return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "base"
 
 
+#: The grid field that names a variant: a set of fields changed together.
+VARIANT = "variant"
+
+
 @dataclass(frozen=True)
 class Sweep:
+    """A base spec times a grid. `variants` are named sets of dotted
+    overrides, changed together: the grid's `variant` field takes their
+    names (e.g. one variant per scheme with its own parameters, or
+    "pfabric-ecmp" changing the scheme and the routing at once)."""
+
     name: str
     base: dict
     grid: dict[str, list]
+    variants: dict[str, dict] = field(default_factory=dict)
 
     def points(self) -> list[Point]:
-        return expand(self.base, self.grid)
+        return expand(self.base, self.grid, self.variants)
 
 
 def _file_digest(path: Optional[str]) -> Optional[str]:
@@ -63,35 +74,66 @@ def _file_digest(path: Optional[str]) -> Optional[str]:
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
 
 
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """What the results depend on besides the spec: the engine as built and
+    the package's Python code. A rebuilt engine or changed code never reuses
+    an old result (the version alone would not change between commits)."""
+    from importlib import util
+
+    h = hashlib.sha256()
+    core = util.find_spec("dcsim._core")
+    if core is not None and core.origin:
+        h.update(Path(core.origin).read_bytes())
+    pkg = Path(__file__).resolve().parent
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def point_key(spec: Spec) -> str:
-    """Stable identity of a point: resolved spec + input files + version."""
+    """Stable identity of a point: resolved spec + input files + version +
+    the code that computes it."""
     ident = {
         "spec": spec.model_dump(mode="json"),
         "cdf_file": _file_digest(spec.workload.cdf),  # cdf_unit_bytes is in the spec
         "trace_file": _file_digest(spec.workload.trace),
         "version": __version__,
+        "code": code_digest(),
     }
     blob = json.dumps(ident, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def expand(base: dict, grid: dict[str, list]) -> list[Point]:
+def expand(base: dict, grid: dict[str, list], variants: Optional[dict[str, dict]] = None) -> list[Point]:
     """Every combination of the grid's values over the base spec, in grid
-    order (last field varies fastest). Fails on an unknown field or an empty
-    grid before anything runs."""
+    order (last field varies fastest); a `variant` value applies that
+    variant's overrides first. Fails on an unknown field, variant or an
+    empty grid before anything runs."""
+    variants = variants or {}
     if not grid:
         raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
-    for field, values in grid.items():
+    for name, values in grid.items():
         if not isinstance(values, list) or not values:
-            raise SpecError(f"grid.{field}: needs a non-empty list of values")
+            raise SpecError(f"grid.{name}: needs a non-empty list of values")
+    for v in grid.get(VARIANT, []):
+        if v not in variants:
+            raise SpecError(f"grid.variant: no variant named {v!r}{did_you_mean(v, variants)} "
+                            f"(defined: {', '.join(variants) or 'none'})")
     points: list[Point] = []
     seen = set()
     for combo in itertools.product(*grid.values()):
         params = dict(zip(grid.keys(), combo))
+        fields = {k: v for k, v in params.items() if k != VARIANT}
         try:
-            spec = spec_from_dict(apply_overrides(copy.deepcopy(base), params))
+            data = copy.deepcopy(base)
+            if VARIANT in params:
+                data = apply_overrides(data, variants[params[VARIANT]])
+            spec = spec_from_dict(apply_overrides(data, fields))
         except SpecError as e:
-            raise SpecError(f"grid: {e}") from None
+            where = f"variant {params[VARIANT]!r}: " if VARIANT in params else ""
+            raise SpecError(f"grid: {where}{e}") from None
         key = point_key(spec)
         if key not in seen:  # a grid may name the same point twice
             seen.add(key)
@@ -99,20 +141,22 @@ def expand(base: dict, grid: dict[str, list]) -> list[Point]:
     return points
 
 
-def _check_fields(grid: dict[str, list]) -> None:
+def _check_fields(grid: dict, where: str = "grid") -> None:
     """Unknown grid fields fail with the field named, even where the base
     spec happens to accept the value (pydantic checks each point too)."""
     probe = Spec().model_dump(mode="json")
-    for field in grid:
+    for key in grid:
+        if key == VARIANT and where == "grid":
+            continue
         node: Any = probe
-        parts = field.split(".")
+        parts = key.split(".")
         for i, part in enumerate(parts):
             if not isinstance(node, dict) or part not in node:
                 # topology/scheme fields depend on the kind; let validation judge
                 if parts[0] in DISCRIMINATORS and i >= 1:
                     break
                 hint = did_you_mean(part, node) if isinstance(node, dict) else ""
-                raise SpecError(f"grid: unknown field {field!r}{hint}")
+                raise SpecError(f"{where}: unknown field {key!r}{hint}")
             node = node[part]
 
 
@@ -122,9 +166,10 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     if "grid" not in data and set(data) & set(Spec.model_fields):
         raise SpecError(f"{path} is a spec file, not a sweep file (it has no [grid]); "
                         f"run it with: dcsim run {path} --out DIR")
-    unknown = set(data) - {"name", "base", "spec", "grid"}
+    unknown = set(data) - {"name", "base", "spec", "grid", "variants"}
     if unknown:
-        raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} (allowed: name, base, spec, grid)")
+        raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} "
+                        "(allowed: name, base, spec, grid, variants)")
     base: dict = {}
     if "base" in data:
         base_path = (path.parent / data["base"]).resolve()
@@ -138,7 +183,10 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     if not grid:
         raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
     _check_fields(grid)
-    return Sweep(name=data.get("name", path.stem), base=base, grid=grid)
+    variants = {name: _flatten(v) for name, v in data.get("variants", {}).items()}
+    for name, v in variants.items():
+        _check_fields(v, f"variants.{name}")
+    return Sweep(name=data.get("name", path.stem), base=base, grid=grid, variants=variants)
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

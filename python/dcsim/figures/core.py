@@ -96,9 +96,11 @@ class Figure:
     #: the paper's: keyed by panel key, or "facet/panel key" where the
     #: facets differ. Panels the paper's text gives no range for autoscale.
     ylims: dict = field(default_factory=dict)
-    #: With `series = "scheme.name"`: each series' other scheme fields
-    #: (e.g. the connection pools of the paper's scripts).
-    series_specs: dict = field(default_factory=dict)
+    #: With `series = "variant"`: each series' fields, by series name (a
+    #: scheme and its parameters, a routing change, ...; see `Sweep`).
+    variants: dict = field(default_factory=dict)
+    #: The x axis shows x / x_unit (e.g. bytes of buffer in BDPs).
+    x_unit: float = 1.0
 
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
@@ -109,15 +111,9 @@ class Figure:
         m = self.mode(mode)
         base = json.loads(json.dumps(self.base))
         base.setdefault("workload", {})["flows"] = m.flows
-        series = list(self.series_values)
-        series_field = self.series
-        if self.series_specs:
-            # the whole scheme table per series: its name and its fields
-            assert self.series == "scheme.name", "series_specs need series = scheme.name"
-            series_field = "scheme"
-            series = [{"name": s, **self.series_specs.get(s, {})} for s in series]
-        grid = {self.facet: list(self.facets), series_field: series, self.x: list(m.x_values), "seed": list(m.seeds)}
-        return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid)
+        grid = {self.facet: list(self.facets), self.series: list(self.series_values), self.x: list(m.x_values),
+                "seed": list(m.seeds)}
+        return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid, variants=self.variants)
 
     def mode(self, mode: str) -> Mode:
         if mode not in ("quick", "full"):
@@ -266,6 +262,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                 if sel.empty:
                     continue
                 color = colors[i % len(colors)]
+                sel = sel.assign(x=sel.x / fig.x_unit)
                 ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=color,
                         label=f"{fig.series_labels.get(series, series)} (dcsim)")
                 if ylim is not None:

@@ -4,6 +4,8 @@ about each (PAPER_NUMBERS.md) and its axis ranges where the text shows them
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .core import Figure, Mode, Panel, PaperBound, register
 
 PANELS = (
@@ -20,11 +22,17 @@ LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pfabric": "pFabric", "ideal"
 #: How the paper's ns-2 scripts run each scheme (PARAMS.md §1): flows
 #: reuse a pool of persistent connections per host pair (8 for TCP and
 #: DCTCP, 1 for pFabric), and duplicate-ACK fast retransmit is off for all.
-SCRIPT_SCHEMES = {
-    "tcp": {"connections": "pool", "connections_per_pair": 8, "fast_retransmit": False},
-    "dctcp": {"connections": "pool", "connections_per_pair": 8, "fast_retransmit": False},
-    "pfabric": {"connections": "pool", "connections_per_pair": 1},
-}
+def scheme(name: str, **fields) -> dict:
+    pools = {"tcp": 8, "dctcp": 8, "pfabric": 1}
+    out = {"scheme.name": name}
+    if name in pools:
+        out |= {"scheme.connections": "pool", "scheme.connections_per_pair": pools[name]}
+    if name in ("tcp", "dctcp"):
+        out["scheme.fast_retransmit"] = False
+    return out | {f"scheme.{k}": v for k, v in fields.items()}
+
+
+SCRIPT_SCHEMES = {name: scheme(name) for name in SCHEMES}
 
 #: The baseline set-up of §5.1 as the scripts run it: the 144-host
 #: leaf-spine, per-packet round-robin spraying, flow sizes in whole packets,
@@ -55,10 +63,10 @@ register(
         facet="workload.cdf",
         facets=(WS, DM),
         facet_labels={WS: "Web search (Figs. 7a, 8)", DM: "Data mining (Figs. 7b, 9)"},
-        series="scheme.name",
+        series="variant",
         series_values=SCHEMES,
         series_labels=LABELS,
-        series_specs=SCRIPT_SCHEMES,
+        variants=SCRIPT_SCHEMES,
         panels=PANELS,
         quick=Mode(x_values=(0.2, 0.4, 0.6, 0.8), flows=2500),
         full=Mode(x_values=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), flows=100_000),
@@ -108,4 +116,162 @@ register(
             f"{DM}/large_mean": (0, 10),
         },
     )
+)
+
+
+# ---- §5.4.3: pFabric's design choices --------------------------------------
+#
+# "We only show the results for the overall average FCT, the 99th percentile
+# FCT for the small flows, and the average FCT for the large flows" (§5.4.3).
+
+PANELS_543 = (PANELS[0], PANELS[2], PANELS[4])
+
+#: pFabric as its scripts run it, with changes.
+def pfabric(**fields) -> dict:
+    return scheme("pfabric", **fields)
+
+
+def _design(name: str, title: str, source: str, description: str, variants: dict, labels: dict, *,
+            facets=(WS,), paper=(), notes: str = "", base: Optional[dict] = None, quick_loads=(0.2, 0.5, 0.8),
+            full_loads=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), **kw) -> Figure:
+    """A §5.4.3 figure: pFabric variants (and references) against load."""
+    return register(Figure(
+        name=name,
+        title=title,
+        source=source,
+        description=description,
+        base=base or BASE,
+        x="workload.load",
+        xlabel="Load",
+        facet="workload.cdf",
+        facets=facets,
+        facet_labels={WS: "Web search", DM: "Data mining"},
+        series="variant",
+        series_values=tuple(variants),
+        series_labels=labels,
+        variants=variants,
+        panels=PANELS_543,
+        quick=Mode(x_values=quick_loads, flows=2500),
+        full=Mode(x_values=full_loads, flows=100_000),
+        paper=paper,
+        notes=notes,
+        **kw,
+    ))
+
+
+RTT_US = 14.6    # §5.1: across the spine, the normalizing unit of Fig. 12's RTO
+BDP_BYTES = 18_000  # §5.4.3, Fig. 12: BDP = 18 KB
+
+register(Figure(
+    name="pfabric-fig12",
+    title="pFabric Fig. 12: buffer size and RTO (web search, 80% load)",
+    source="pFabric (SIGCOMM'13) §5.4.3, Fig. 12",
+    description=(
+        "pFabric with qSize from 0.5 to 5 BDP (BDP = 18 KB) and RTO from 2 to 20 RTT (RTT = 14.6 us), web search "
+        "at 80% load; the window cap follows the buffer as in the scripts (queue - 1 packets, at least 12)."
+    ),
+    base={**BASE, "workload": {**BASE["workload"], "cdf": WS, "load": 0.8}},
+    x="scheme.queue_bytes",
+    xlabel="qSize (BDP = 18 KB)",
+    x_unit=BDP_BYTES,
+    facet="workload.cdf",
+    facets=(WS,),
+    facet_labels={WS: "Web search, 80% load"},
+    series="variant",
+    series_values=("rto2", "rto3", "rto5", "rto10", "rto20"),
+    series_labels={f"rto{k}": f"RTO = {k} x RTT" for k in (2, 3, 5, 10, 20)},
+    variants={f"rto{k}": pfabric(rto_us=round(k * RTT_US, 1)) for k in (2, 3, 5, 10, 20)},
+    panels=PANELS_543,
+    quick=Mode(x_values=tuple(int(b * BDP_BYTES) for b in (0.5, 1, 2, 5)), flows=2500),
+    full=Mode(x_values=tuple(int(b * BDP_BYTES) for b in (0.5, 1, 1.5, 2, 3, 4, 5)), flows=100_000),
+    notes=(
+        "The paper states the ranges (0.5-5 BDP, 2-20 RTT), not the grid; we chose the values. It states: "
+        "performance drops below 1 BDP of buffer, gains little above 2 BDP, and RTO = 20 x RTT (~290 us) is nearly "
+        "as good as 3 x RTT with qSize = 2 BDP; those are read off our curves in docs/reproductions/pfabric.md."
+    ),
+))
+
+_design(
+    "pfabric-fig14-15", "pFabric Figs. 14-15: priority assignment schemes",
+    "pFabric (SIGCOMM'13) §5.4.3, Figs. 14 (web search) and 15 (data mining)",
+    "pFabric with each packet's priority = the flow's remaining size (the default), its size, or the bytes it "
+    "sent before the packet (BytesSent); PDQ, also in the paper's figures, is not implemented yet.",
+    {"remaining": pfabric(priority="remaining_size"), "size": pfabric(priority="flow_size"),
+     "bytes_sent": pfabric(priority="bytes_sent")},
+    {"remaining": "Remaining flow size", "size": "Flow size", "bytes_sent": "BytesSent"},
+    facets=(WS, DM),
+    paper=(
+        PaperBound("§5.4.3, Fig. 14(c)", WS, "large_mean", "remaining", low=-0.25, high=0.0, relative_to="size",
+                   claim="(10MB,inf): remaining size up to ~15% lower average FCT than flow size (web search)"),
+        PaperBound("§5.4.3, Figs. 14-15", WS, "all_mean", "remaining", low=-0.05, high=0.05, relative_to="size",
+                   claim="overall: flow size and remaining size nearly identical"),
+        PaperBound("§5.4.3, Figs. 14-15", DM, "all_mean", "remaining", low=-0.05, high=0.05, relative_to="size",
+                   claim="overall: flow size and remaining size nearly identical"),
+    ),
+    notes="BytesSent \"completely breaks down at high load\" for web search and nearly matches the default for "
+          "small flows on data mining (§5.4.3): see docs/reproductions/pfabric.md.",
+)
+
+_design(
+    "pfabric-fig16", "pFabric Fig. 16: starvation prevention (web search)",
+    "pFabric (SIGCOMM'13) §5.4.3, Fig. 16",
+    "pFabric with and without starvation prevention (dequeue the earliest packet of the flow that owns the best "
+    "packet, or strictly by priority).",
+    {"on": pfabric(starvation_prevention=True), "off": pfabric(starvation_prevention=False)},
+    {"on": "With starvation prevention", "off": "Without"},
+    paper=(
+        PaperBound("§5.4.3, Fig. 16", WS, "all_mean", "off", low=0.06 / 0.94, high=0.22 / 0.78, relative_to="on",
+                   claim="starvation prevention improves the overall average FCT by ~6-22% across loads"),
+    ),
+)
+
+_design(
+    "pfabric-fig17", "pFabric Fig. 17: pFabric at the leaves only (web search)",
+    "pFabric (SIGCOMM'13) §5.4.3, Fig. 17",
+    "pFabric ports at every switch and NIC, or at the NICs and leaves only with drop-tail FIFOs of the same "
+    "36 KB at the spines (the paper does not give their size).",
+    {"everywhere": pfabric(), "leaves": pfabric(deployment="leaves")},
+    {"everywhere": "pFabric everywhere", "leaves": "pFabric at the leaves only"},
+    paper=(
+        PaperBound("§5.4.3, Fig. 17", WS, "all_mean", "leaves", low=0.0, high=0.10, relative_to="everywhere",
+                   claim="at the leaf tier only, pFabric is only marginally worse"),
+    ),
+)
+
+for _fig, _topo, _label, _claim in (
+    ("pfabric-fig18", {"kind": "leaf_spine"}, "baseline leaf-spine (4 spines, 40 Gb/s)",
+     PaperBound("§5.4.3, Fig. 18", WS, "large_mean", "ecmp", low=0.0, high=0.44, relative_to="spray",
+                claim="(10MB,inf) at high load: ECMP up to ~44% worse than spraying; similar otherwise")),
+    ("pfabric-fig19", {"kind": "leaf_spine", "spines": 16, "spine_rate_gbps": 10.0},
+     "flat leaf-spine (16 spines, 10 Gb/s)",
+     PaperBound("§5.4.3, Fig. 19", WS, "all_mean", "ecmp", low=0.3, high=0.6, relative_to="spray", xs=(0.8,),
+                claim="at 80% load, the overall average FCT with ECMP is ~46% higher than with spraying")),
+):
+    _design(
+        _fig, f"pFabric Fig. {_fig[-2:]}: ECMP vs packet spraying, {_label}",
+        f"pFabric (SIGCOMM'13) §5.4.3, Fig. {_fig[-2:]}",
+        f"pFabric on the {_label} with per-packet round-robin spraying or per-flow ECMP, and the Ideal "
+        "scheduler (which does not see paths).",
+        {"spray": {**pfabric(), "routing.load_balancing": "round_robin"},
+         "ecmp": {**pfabric(), "routing.load_balancing": "ecmp"},
+         "ideal": scheme("ideal")},
+        {"spray": "pFabric, packet spraying", "ecmp": "pFabric, ECMP", "ideal": "Ideal"},
+        base={**BASE, "topology": _topo},
+        paper=(_claim,),
+    )
+
+_design(
+    "pfabric-fig20", "pFabric Fig. 20: 3:1 oversubscribed fabric (web search)",
+    "pFabric (SIGCOMM'13) §5.4.3, Fig. 20",
+    "3 leaves x 48 hosts at 10 Gb/s, 4 x 40 Gb/s uplinks per leaf (3:1); load at the fabric's edge (5-40%, "
+    "about 10-80% at the core). The Ideal scheduler sees only host links (Algorithm 1), not the uplinks.",
+    {name: SCRIPT_SCHEMES[name] for name in SCHEMES},
+    LABELS,
+    base={**BASE, "topology": {"kind": "oversubscribed_leaf_spine"}},
+    quick_loads=(0.1, 0.25, 0.4),
+    full_loads=(0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4),
+    paper=(
+        PaperBound("§5.4.3, Fig. 20", WS, "all_mean", "pfabric", low=0.0, high=0.2, relative_to="ideal",
+                   claim="pFabric is very close to Ideal (oversubscribed fabric)"),
+    ),
 )
