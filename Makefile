@@ -47,6 +47,8 @@ test-python: .stamp-build .stamp-chromium
 
 bench: .stamp-build
 	$(PY) -m dcsim bench --flows 20000 --repeat 3
+	$(PY) -m dcsim bench --scheme pfabric --flows 100000
+	$(PY) -m dcsim bench --scheme ideal --flows 100000
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
 

@@ -117,7 +117,7 @@ def _spec(tmp_path, text):
         (BASE + "cdf = \"web_serch\"\n", "workload.cdf: 'web_serch' is neither a shipped workload"),
         (BASE + "load = 1.5\n", "workload.load: Input should be less than 1"),
         (BASE + "load = 0\n", "workload.load: Input should be greater than 0"),
-        (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one' or 'trace'"),
+        (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one', 'trace' or 'incast'"),
         (BASE + "lod = 0.5\n", "workload.lod: unknown field"),
         (BASE + "matrix = \"trace\"\n", "needs workload.trace"),
         (BASE + "matrix = \"many_to_one\"\ndst = 9\n", "workload.dst: 9 is not a host"),
@@ -210,6 +210,14 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
     assert re.search(r"calendar slot sort: (AVX-512 \+ AVX2|AVX2|AVX-512|scalar)\)", out)
     with pytest.raises(ValueError, match="repeat"):
         bench_main(flows=10, repeat=0)
+    # the paper's pFabric point, as its figure runs it, and Ideal on it
+    capsys.readouterr()
+    p = bench_main(flows=150, scheme="pfabric")
+    assert p["scheme"] == "pfabric" and p["packet_hops"] > 0 and "pfabric  flows 150" in capsys.readouterr().out
+    i = bench_main(flows=150, scheme="ideal")
+    assert i["packet_hops"] == 0 and i["events"] >= 150
+    with pytest.raises(ValueError, match="scheme"):
+        bench_main(flows=10, scheme="pdq")
 
 
 def _one_clean_line(r, needle):

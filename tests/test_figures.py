@@ -35,6 +35,7 @@ def test_registered_figures_have_valid_sweeps():
         assert len(quick) == len(fig.facets) * len(fig.series_values) * len(fig.quick.x_values) * len(fig.quick.seeds)
         assert len(full) >= len(quick)
         assert all(p.spec.workload.flows == fig.full.flows for p in full)
+        assert all(p.spec.workload.matrix != "incast" or p.spec.workload.requests >= 1 for p in full)
     fig = figures.get("pfabric-fig7-9")
     assert fig.full.flows == 100_000 and fig.full.x_values == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 

@@ -147,8 +147,8 @@ def test_dctcp_holds_the_queue_near_k_and_the_link_busy(write_trace):
     trace = write_trace(rows)
     res = {}
     for name in ("dctcp", "tcp"):
-        r = dcsim.run_all(spec_of(trace, {"name": name, "fast_retransmit": False}, queue_sample_us=20,
-                                  queue_sample_ports="to_hosts"))
+        r = dcsim.run_all(spec_of(trace, {"name": name, "fast_retransmit": False}, sample_us=20,
+                                  sample_queues="to_hosts"))
         q = r.queues[(r.queues.peer == 0)]
         done = r.flows.finish_s.max()
         steady = q[(q.time_s > 0.2 * done) & (q.time_s < 0.8 * done)]
@@ -191,3 +191,80 @@ def test_probe_mode_sends_small_probes_and_keeps_losses_down(write_trace):
         drops[probe] = c["dropped_bytes"] / c["host_tx_bytes"]
         assert df.finish_s.notna().all()
     assert drops[True] < 0.6 * drops[False], drops
+
+
+def incast_spec(scheme, senders, requests, **workload):
+    return Spec.model_validate({
+        "topology": {"kind": "leaf_spine"},
+        "scheme": scheme if isinstance(scheme, dict) else {"name": scheme},
+        "workload": {"matrix": "incast", "dst": 0, "senders": senders, "requests": requests, **workload},
+    })
+
+
+def test_incast_requests_run_one_after_another():
+    # 3 requests of 3 MB striped over 6 senders: each request's 6 flows
+    # start together, when the previous request's last flow ended
+    df = run_checked(incast_spec("dctcp", 6, 3, request_bytes=3_000_000)).sort_values("flow_id")
+    assert len(df) == 18 and (df.dst == 0).all() and (df.size_bytes == 500_000).all()
+    req = df.flow_id // 6
+    starts = df.groupby(req).start_s
+    assert (starts.nunique() == 1).all()  # a request's flows start together
+    ends = df.groupby(req).finish_s.max()
+    assert starts.min()[1:].to_numpy() == pytest.approx(ends[:-1].to_numpy(), abs=1e-12)
+    # the senders are distinct hosts other than the receiver, the same for every request
+    assert df.src.nunique() == 6 and 0 not in set(df.src)
+    assert all(sorted(g.src) == sorted(df.src.unique()) for _, g in df.groupby(req))
+    # a request takes at least its bytes on the receiver's link
+    from dcsim.figures.core import STATS
+    ms = STATS["request_ms"](df, df.attrs["summary"])
+    assert ms >= 3_000_000 * 1500 / 1460 * 8 / 10e9 * 1e3
+
+
+def test_incast_specs_are_checked():
+    from dcsim.spec import spec_from_dict
+
+    with pytest.raises(dcsim.SpecError, match="exactly one of request_bytes and flow_bytes"):
+        spec_from_dict({"workload": {"matrix": "incast", "senders": 4}})
+    with pytest.raises(dcsim.SpecError, match="senders"):
+        dcsim.run(incast_spec("tcp", 144, 1, flow_bytes=1000))
+
+
+def test_deadlines_go_to_small_flows_and_edf_meets_more(write_trace):
+    spec = Spec.model_validate({
+        "topology": {"kind": "leaf_spine"},
+        "scheme": {"name": "pfabric", "priority": "deadline"},
+        "workload": {"flows": 1500, "load": 0.6, "deadline_mean_us": 300, "size_quantum_bytes": 1460},
+    })
+    edf = run_checked(spec)
+    has = edf.deadline_s.notna()
+    assert (edf[has].size_bytes < 200_000).all() and (edf[~has].size_bytes >= 200_000).all()
+    # a deadline is at least 1.25 idle-network FCTs after the start
+    assert ((edf[has].deadline_s - edf[has].start_s) >= 1.25 * edf[has].ideal_fct_s - 1e-12).all()
+    from dcsim.figures.core import STATS
+    met = {"edf": STATS["deadlines_met"](edf, edf.attrs["summary"])}
+    # the same flows and deadlines without EDF: fewer met, but the deadlines are the same
+    plain = run_checked(spec.with_overrides(**{"scheme.priority": "remaining_size"}))
+    by_id = [d.sort_values("flow_id").deadline_s.fillna(0).to_numpy() for d in (plain, edf)]
+    assert (by_id[0] == by_id[1]).all()
+    met["plain"] = STATS["deadlines_met"](plain, plain.attrs["summary"])
+    tcp = run_checked(spec.with_overrides(**{"scheme.name": "tcp"}))
+    met["tcp"] = STATS["deadlines_met"](tcp, tcp.attrs["summary"])
+    assert met["edf"] >= met["plain"] > met["tcp"], met
+    assert met["edf"] > 95, met
+
+
+def test_flow_sampler_shows_pfabric_serving_flows_one_by_one():
+    # Fig. 5(a): five flows to one host, sampled every 100 us: at any time
+    # one flow takes (nearly) the whole link
+    spec = incast_spec("pfabric", 5, 1, flow_bytes=2_000_000).with_overrides(
+        **{"run.sample_us": 100, "run.sample_flows": True, "run.sample_queues": "none"})
+    r = dcsim.run_all(spec)
+    fs = r.flow_samples.sort_values(["flow_id", "time_s"])
+    assert len(r.queues) == 0 and set(fs.flow_id) == set(r.flows.flow_id)
+    rate = fs.groupby("flow_id").delivered_bytes.diff() / 100e-6 * 8 / 1e9  # Gb/s per interval
+    busy = fs.assign(rate=rate).dropna().groupby("time_s").rate.apply(lambda x: (x > 1).sum())
+    # one at a time (two around a hand-over), once the first windows (12
+    # packets from each flow at the start) have drained
+    assert (busy[busy.index > 0.00025] <= 2).all() and busy.max() >= 1
+    served = fs.assign(rate=rate).dropna().groupby("time_s").rate.sum()
+    assert served.median() > 9.0  # and the link stays full

@@ -308,11 +308,14 @@ def bench(
     load: float = typer.Option(0.6, help="load"),
     seed: int = typer.Option(1),
     repeat: int = typer.Option(1, min=1, help="runs; the fastest is reported, all rates are listed"),
+    scheme: str = typer.Option("tcp", help="tcp (the engine's scenario), pfabric or ideal (the paper's point)"),
 ) -> None:
-    """The fixed benchmark: TCP, web search, pFabric leaf-spine, load 0.6."""
-    from .bench import main as bench_main
+    """The fixed benchmark: web search on pFabric's leaf-spine, load 0.6."""
+    from .bench import SCHEMES, main as bench_main
 
-    bench_main(flows=flows, load=load, seed=seed, repeat=repeat)
+    if scheme not in SCHEMES:
+        fail(f"--scheme: one of {', '.join(SCHEMES)}, got {scheme!r}")
+    bench_main(flows=flows, load=load, seed=seed, repeat=repeat, scheme=scheme)
 
 
 def _click_class(name: str) -> type:

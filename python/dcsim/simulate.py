@@ -39,6 +39,7 @@ COLUMNS = [
     "retransmits",
     "timeouts",
     "delivered_bytes",
+    "deadline_s",
 ]
 
 
@@ -57,6 +58,7 @@ def _frame(cols: dict) -> pd.DataFrame:
     else:
         fct = finish = np.full(len(start), np.nan)
         delivered = np.asarray(cols["delivered_bytes"], dtype=np.int64)
+    deadline = np.asarray(cols["deadline_ps"], dtype=np.int64)
     return pd.DataFrame(
         {
             "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
@@ -71,6 +73,7 @@ def _frame(cols: dict) -> pd.DataFrame:
             "retransmits": np.asarray(cols["retransmits"], dtype=np.int32),
             "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
             "delivered_bytes": delivered,
+            "deadline_s": np.where(deadline > 0, deadline * PS, np.nan),
         },
         columns=COLUMNS,
     )
@@ -106,11 +109,14 @@ class _Progress:
 
 
 QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes"]
+FLOW_SAMPLE_COLUMNS = ["time_s", "flow_id", "delivered_bytes"]
+#: The sampler's tables (run.sample_us), as they are written beside flows.parquet.
+SAMPLE_TABLES = {"queues": QUEUE_COLUMNS, "flow_samples": FLOW_SAMPLE_COLUMNS}
 
 
-class _Queues:
-    """Queue samples (run.queue_sample_us) as a table: each record with its
-    port's node, peer and tier."""
+class _Samples:
+    """The sampler's records as tables: queue samples with their port's
+    node, peer and tier; flow samples."""
 
     def __init__(self, sim: Sim):
         ports = json.loads(sim.summary_json())["ports"]
@@ -118,7 +124,7 @@ class _Queues:
         self.peer = np.array([p["peer"] for p in ports], dtype=np.int32)
         self.tier = np.array([p["tier"] for p in ports], dtype=np.int8)
 
-    def frame(self, cols: dict) -> pd.DataFrame:
+    def queues(self, cols: dict) -> pd.DataFrame:
         port = np.asarray(cols["port"], dtype=np.int32)
         return pd.DataFrame({
             "time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS,
@@ -130,23 +136,35 @@ class _Queues:
             "bytes": np.asarray(cols["bytes"], dtype=np.int64),
         }, columns=QUEUE_COLUMNS)
 
+    @staticmethod
+    def flows(cols: dict) -> pd.DataFrame:
+        return pd.DataFrame({
+            "time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS,
+            "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
+            "delivered_bytes": np.asarray(cols["delivered_bytes"], dtype=np.int64),
+        }, columns=FLOW_SAMPLE_COLUMNS)
 
-def _batches(sim: Sim, quiet: bool, on_queues: Optional[Callable[[pd.DataFrame], None]] = None
+    def drain(self, sim: Sim):
+        yield "queues", self.queues(sim.drain_queue_samples())
+        yield "flow_samples", self.flows(sim.drain_flow_samples())
+
+
+def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataFrame], None]] = None
              ) -> Iterator[pd.DataFrame]:
     """The flow table in batches as flows finish; at the end, the flows
     that started and did not finish (a run stopped by its stop time).
-    Queue samples, if any, go to `on_queues` as they are taken."""
+    Samples, if any, go to `on_samples(table name, rows)` as they are taken."""
     _, _, total, _ = sim.progress()
     bar = _Progress(total, quiet)
-    queues = _Queues(sim) if on_queues else None
+    samples = _Samples(sim) if on_samples else None
     try:
         while True:
             status = sim.run(SLICE_EVENTS)
             bar.update(*_progress_fields(sim))
-            if queues is not None:
-                q = queues.frame(sim.drain_queue_samples())
-                if len(q):
-                    on_queues(q)
+            if samples is not None:
+                for name, rows in samples.drain(sim):
+                    if len(rows):
+                        on_samples(name, rows)
             df = _frame(sim.drain())
             if len(df):
                 yield df
@@ -245,10 +263,12 @@ def build(spec: Spec) -> Sim:
 @dataclass
 class Run:
     """Everything a run produces: its flows (as `run` returns them), the
-    queue samples (empty unless run.queue_sample_us is set) and the summary."""
+    sampler's queue and flow samples (empty unless run.sample_us is set)
+    and the summary."""
 
     flows: pd.DataFrame
     queues: pd.DataFrame
+    flow_samples: pd.DataFrame
     summary: dict
 
 
@@ -267,19 +287,21 @@ def run_all(spec: Spec, *, quiet: bool = True) -> Run:
         spec = spec_from_dict(spec)
     sim = build(spec)
     t0 = time.perf_counter()
-    queues: list[pd.DataFrame] = []
-    sampling = spec.run.queue_sample_us is not None
-    parts = list(_batches(sim, quiet, queues.append if sampling else None))
+    samples: dict[str, list[pd.DataFrame]] = {name: [] for name in SAMPLE_TABLES}
+    sampling = spec.run.sample_us is not None
+    parts = list(_batches(sim, quiet, (lambda name, rows: samples[name].append(rows)) if sampling else None))
     wall = time.perf_counter() - t0
     df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
     summary = _summary(spec, sim, wall, df)
     df.attrs["summary"] = summary
     _warn_unfinished(summary, "the returned table")
-    q = pd.concat(queues, ignore_index=True) if queues else pd.DataFrame(columns=QUEUE_COLUMNS)
-    return Run(df, q, summary)
+    tables = {name: pd.concat(v, ignore_index=True) if v else pd.DataFrame(columns=SAMPLE_TABLES[name])
+              for name, v in samples.items()}
+    return Run(df, tables["queues"], tables["flow_samples"], summary)
 
 
-_ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts"]
+_ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts",
+                "deadline_ps"]
 
 
 def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = False,
@@ -302,8 +324,8 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
         schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
         stats = _Stats()
         t0 = time.perf_counter()
-        with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _QueueWriter(tmp, spec) as qw:
-            for df in _batches(sim, quiet, qw.write if qw.on else None):
+        with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
+            for df in _batches(sim, quiet, sw.write if sw.on else None):
                 writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -319,28 +341,33 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     return summary
 
 
-class _QueueWriter:
-    """Streams queue samples to DIR/queues.parquet (when sampling)."""
+class _SampleWriters:
+    """Streams the sampler's tables to DIR/queues.parquet and
+    DIR/flow_samples.parquet (when sampling; empty tables if no sample
+    came)."""
 
     def __init__(self, tmp: Path, spec: Spec):
-        self.on = spec.run.queue_sample_us is not None
-        self.path = tmp / "queues.parquet"
-        self.writer = None
+        self.on = spec.run.sample_us is not None
+        self.tmp = tmp
+        self.writers: dict[str, pq.ParquetWriter] = {}
 
     def __enter__(self):
         return self
 
-    def write(self, df: pd.DataFrame) -> None:
+    def write(self, name: str, df: pd.DataFrame) -> None:
         table = pa.Table.from_pandas(df, preserve_index=False)
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, table.schema)
-        self.writer.write_table(table)
+        if name not in self.writers:
+            self.writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
+        self.writers[name].write_table(table)
 
     def __exit__(self, *exc):
-        if self.writer is not None:
-            self.writer.close()
-        elif self.on and exc[0] is None:  # sampling, but the run ended first
-            pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in QUEUE_COLUMNS})), self.path)
+        for w in self.writers.values():
+            w.close()
+        if self.on and exc[0] is None:
+            for name, cols in SAMPLE_TABLES.items():
+                if name not in self.writers:
+                    pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in cols})),
+                                   self.tmp / f"{name}.parquet")
         return False
 
 

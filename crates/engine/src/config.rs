@@ -26,15 +26,20 @@ pub struct Config {
     /// Packets, or the flow-level Ideal scheduler (pFabric §3).
     #[serde(default)]
     pub model: Model,
-    /// Record the queue of some ports at regular intervals.
+    /// Record queues and flows at regular intervals.
     #[serde(default)]
-    pub queue_sampler: Option<QueueSampler>,
+    pub sampler: Option<Sampler>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct QueueSampler {
+pub struct Sampler {
     pub interval_ps: u64,
-    pub ports: SamplePorts,
+    /// The ports whose queues to record, if any.
+    #[serde(default)]
+    pub ports: Option<SamplePorts>,
+    /// Record every active flow's delivered bytes.
+    #[serde(default)]
+    pub flows: bool,
 }
 
 /// Which ports a queue sampler records.
@@ -143,7 +148,16 @@ pub struct QueueConfig {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Discipline {
     Fifo,
-    Pfabric { starvation_prevention: bool },
+    /// pFabric; with 2 classes, pFabric-EDF's strict-priority pair.
+    Pfabric {
+        starvation_prevention: bool,
+        #[serde(default = "one")]
+        classes: u8,
+    },
+}
+
+fn one() -> u8 {
+    1
 }
 
 fn yes() -> bool {
@@ -222,6 +236,14 @@ pub struct TcpConfig {
     /// `connections_per_pair`); `None`: every flow on a new connection.
     #[serde(default)]
     pub connections_per_pair: Option<u32>,
+    /// `Prio::Deadline`: the rate at which a deadline is judged reachable
+    /// (the ns-2 code: the 10 Gb/s host link).
+    #[serde(default = "ten_gbps")]
+    pub edf_rate_bps: u64,
+}
+
+fn ten_gbps() -> u64 {
+    10_000_000_000
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
@@ -248,6 +270,11 @@ pub enum Prio {
     /// Bytes sent before this packet: least attained service (pFabric
     /// §5.4.3 "BytesSent"; LAS in the PIAS paper).
     BytesSent,
+    /// pFabric-EDF (§5.4.2): a flow with a deadline sends in the first
+    /// class with its deadline as priority (earliest deadline first) until
+    /// the deadline can no longer be met at `edf_rate_bps`; then, and for
+    /// flows without one, the remaining size in the second class.
+    Deadline,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -257,6 +284,16 @@ pub enum MatrixConfig {
     AllToAll,
     /// Every flow goes to `dst`; source uniform over the other hosts.
     ManyToOne { dst: u32 },
+}
+
+/// pFabric §5.4.2: a flow below `below_bytes` gets a deadline, its start
+/// plus an exponential draw of mean `mean_ps`, but no sooner than
+/// `min_factor` times its FCT on the idle network.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct DeadlineConfig {
+    pub mean_ps: f64,
+    pub below_bytes: u64,
+    pub min_factor: f64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -274,7 +311,16 @@ pub enum WorkloadConfig {
         flows: u64,
         #[serde(default)]
         start_ps: u64,
+        /// Deadlines for the flows below a size (pFabric §5.4.2).
+        #[serde(default)]
+        deadlines: Option<DeadlineConfig>,
     },
+    /// Requests striped over `senders` hosts towards `dst` (pFabric §5.3,
+    /// Fig. 6): each of `requests` requests is one flow of `bytes_each`
+    /// from every sender, all starting together; the next request starts
+    /// when every flow of the last has finished (a closed loop). With one
+    /// request it is N simultaneous flows to one host (Fig. 5).
+    Incast { senders: Vec<u32>, dst: u32, bytes_each: u64, requests: u64, #[serde(default)] start_ps: u64 },
     /// Flows read from a trace: `(start_ps, src, dst, size_bytes)`,
     /// sorted by start time.
     Trace { flows: Vec<(u64, u32, u32, u64)> },

@@ -113,7 +113,7 @@ mod tests {
     use super::*;
 
     fn flow(id: u32, src: u32, dst: u32, size: Time) -> Active {
-        Active::new(FlowSpec { id, start: 0, src, dst, size }, size, size)
+        Active::new(FlowSpec { id, start: 0, src, dst, size, deadline_draw: None }, size, size)
     }
 
     /// Run flows that all arrive at 0 to completion; their finish times.

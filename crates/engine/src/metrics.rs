@@ -19,6 +19,8 @@ pub struct FlowRecord {
     /// Data packets sent more than once.
     pub retx: u32,
     pub timeouts: u32,
+    /// Absolute deadline (0: none).
+    pub deadline: Time,
 }
 
 /// A flow that started but had not finished when the run stopped.
@@ -34,6 +36,8 @@ pub struct UnfinishedRecord {
     pub ideal: Time,
     pub retx: u32,
     pub timeouts: u32,
+    /// Absolute deadline (0: none).
+    pub deadline: Time,
 }
 
 /// One port's queue at one time (a queue sampler's record).
@@ -44,6 +48,15 @@ pub struct QueueSample {
     /// Packets and bytes buffered, not counting the one being serialized.
     pub pkts: u32,
     pub bytes: u64,
+}
+
+/// One active flow's progress at one time (a flow sampler's record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowSample {
+    pub time: Time,
+    pub flow: u32,
+    /// Payload bytes the receiver holds.
+    pub delivered: u64,
 }
 
 /// Whole-run counters. Conservation: `host_tx = delivered + dropped +

@@ -24,6 +24,9 @@ pub mod flags {
     /// A probe: a minimal packet that asks the receiver for an ACK and
     /// carries no data (pFabric §4.2, probe mode).
     pub const PROBE: u8 = 1 << 3;
+    /// The packet is in a port's first traffic class: pFabric-EDF's
+    /// deadline queue, served strictly before the rest (§5.4.2).
+    pub const CLASS0: u8 = 1 << 4;
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -304,31 +304,36 @@ impl Port {
     /// caller releases that one).
     #[inline]
     pub fn enqueue(&mut self, e: Entry) -> Result<(bool, Option<Hop>), Drop> {
-        match &mut self.queue {
+        let admit = match &mut self.queue {
             Queue::Fifo(_) => {
                 let mark = self.admit(e.hop.size)?;
                 if let Queue::Fifo(q) = &mut self.queue {
                     q.push_back(e.hop);
                 }
-                Ok((mark, None))
+                return Ok((mark, None));
             }
-            Queue::PFabric(q) => match q.offer(e, self.bytes, self.limit_bytes) {
-                Admit::Queued => {
-                    self.add_bytes(e.hop.size as u64);
-                    Ok((false, None))
-                }
-                Admit::Dropped => {
-                    self.count_drop(e.hop.size as u64);
-                    Err(Drop::Overflow)
-                }
-                Admit::Replaced(victim) => {
-                    self.count_drop(victim.size as u64);
-                    self.bytes -= victim.size as u64;
-                    self.add_bytes(e.hop.size as u64);
-                    Ok((false, Some(victim)))
-                }
-            },
+            Queue::PFabric(q) => q.offer(e, self.bytes, self.limit_bytes),
+            Queue::PFabricEdf(q) => q.offer(e, self.limit_bytes),
+        };
+        match admit {
+            Admit::Queued => {
+                self.add_bytes(e.hop.size as u64);
+                Ok((false, None))
+            }
+            Admit::Dropped => {
+                self.count_drop(e.hop.size as u64);
+                Err(Drop::Overflow)
+            }
+            Admit::Replaced(victim) => self.replaced(e, victim),
         }
+    }
+
+    /// `e` was queued and `victim` dropped to make room for it.
+    fn replaced(&mut self, e: Entry, victim: Hop) -> Result<(bool, Option<Hop>), Drop> {
+        self.count_drop(victim.size as u64);
+        self.bytes -= victim.size as u64;
+        self.add_bytes(e.hop.size as u64);
+        Ok((false, Some(victim)))
     }
 
     /// Take the next packet to serialize.

@@ -6,7 +6,7 @@ use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::ideal::{Active, Ideal};
 use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
-use crate::metrics::{Conservation, Counters, FlowRecord, PortReport, QueueSample, UnfinishedRecord};
+use crate::metrics::{Conservation, Counters, FlowRecord, FlowSample, PortReport, QueueSample, UnfinishedRecord};
 use crate::packet::{Kind, Packet, PacketId, Pool};
 use crate::port::{Hop, Port};
 use crate::queue::Entry;
@@ -20,6 +20,8 @@ use crate::workload::{FlowGen, FlowSpec};
 struct Flow {
     spec: FlowSpec,
     ideal: Time,
+    /// Absolute deadline (0: none).
+    deadline: Time,
     ep: Transport,
     recorded: bool,
     /// Timer kinds with an entry in the calendar (one bit each).
@@ -38,6 +40,7 @@ impl Flow {
             ideal: self.ideal,
             retx: self.ep.retransmits(),
             timeouts: self.ep.timeouts(),
+            deadline: self.deadline,
         }
     }
 }
@@ -141,9 +144,10 @@ pub struct Simulation {
     ideal: Ideal,
     downlink: Vec<u64>,
     done: Vec<Active>,
-    /// The ports the queue sampler records, and its records.
+    /// The ports the sampler records, and its records.
     sampled: Vec<u32>,
     samples: Vec<QueueSample>,
+    flow_samples: Vec<FlowSample>,
 }
 
 impl Simulation {
@@ -194,21 +198,22 @@ impl Simulation {
         if let Some(f) = next_flow {
             cal.schedule(f.start, Event::FlowArrival);
         }
-        let sampled: Vec<u32> = match &cfg.queue_sampler {
+        let sampled: Vec<u32> = match &cfg.sampler {
             None => vec![],
             Some(q) => {
                 if q.interval_ps == 0 {
-                    return Err("the queue sampler's interval must be positive".into());
+                    return Err("the sampler's interval must be positive".into());
                 }
                 cal.schedule(0, Event::Sample);
                 (0..ports.len() as u32)
                     .filter(|&i| {
                         let l = &net.links[i as usize];
                         match q.ports {
-                            SamplePorts::All => true,
-                            SamplePorts::HostNics => net.is_host(l.node),
-                            SamplePorts::ToHosts => net.is_host(l.peer),
-                            SamplePorts::Switches => !net.is_host(l.node),
+                            None => false,
+                            Some(SamplePorts::All) => true,
+                            Some(SamplePorts::HostNics) => net.is_host(l.node),
+                            Some(SamplePorts::ToHosts) => net.is_host(l.peer),
+                            Some(SamplePorts::Switches) => !net.is_host(l.node),
                         }
                     })
                     .collect()
@@ -236,6 +241,7 @@ impl Simulation {
             done: Vec::new(),
             sampled,
             samples: Vec::new(),
+            flow_samples: Vec::new(),
         })
     }
 
@@ -258,8 +264,8 @@ impl Simulation {
         self.net.hosts
     }
 
-    /// Record the sampled ports' queues; sample again after the interval
-    /// while flows remain.
+    /// Record the sampled ports' queues and the active flows' progress;
+    /// sample again after the interval while flows remain.
     fn on_sample(&mut self) {
         let now = self.now;
         self.catch_up_all();
@@ -267,10 +273,27 @@ impl Simulation {
             let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
             self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes });
         }
-        if self.counters.flows_finished < self.gen.total {
-            let dt = self.cfg.queue_sampler.as_ref().expect("sampling").interval_ps;
-            self.cal.schedule(now + dt, Event::Sample);
+        let sampler = self.cfg.sampler.as_ref().expect("sampling");
+        if sampler.flows {
+            let t = &self.cfg.transport;
+            let mut active: Vec<FlowSample> = self
+                .flows
+                .slots
+                .iter()
+                .flatten()
+                .map(|f| FlowSample { time: now, flow: f.spec.id, delivered: f.ep.delivered_bytes(t) })
+                .collect();
+            active.sort_unstable_by_key(|x| x.flow);
+            self.flow_samples.extend(active);
         }
+        if self.counters.flows_finished < self.gen.total {
+            self.cal.schedule(now + sampler.interval_ps, Event::Sample);
+        }
+    }
+
+    /// Take the flow samples recorded since the last call.
+    pub fn drain_flow_samples(&mut self) -> Vec<FlowSample> {
+        std::mem::take(&mut self.flow_samples)
     }
 
     /// Take the queue samples recorded since the last call.
@@ -304,6 +327,7 @@ impl Simulation {
                 ideal: f.ideal,
                 retx: f.ep.retransmits(),
                 timeouts: f.ep.timeouts(),
+                deadline: f.deadline,
             })
             .chain(self.ideal.flows().iter().map(|a| UnfinishedRecord {
                 id: a.spec.id,
@@ -315,6 +339,7 @@ impl Simulation {
                 ideal: a.ideal,
                 retx: 0,
                 timeouts: 0,
+                deadline: self.absolute_deadline(&a.spec, a.ideal),
             }))
             .collect();
         out.sort_by_key(|r| r.id);
@@ -410,8 +435,9 @@ impl Simulation {
                     ideal: a.ideal,
                     retx: 0,
                     timeouts: 0,
+                    deadline: self.absolute_deadline(&a.spec, a.ideal),
                 });
-                self.counters.flows_finished += 1;
+                self.flow_finished(t);
             }
             self.done = done;
             while let Some(f) = self.next_flow.filter(|f| f.start <= t) {
@@ -599,17 +625,47 @@ impl Simulation {
     fn on_flow_arrival(&mut self) {
         let spec = self.next_flow.take().expect("a flow arrival is scheduled only with a pending flow");
         self.start_flow(spec);
+        self.pending_arrival();
+    }
+
+    /// Ask the workload for its next flow and schedule its arrival.
+    fn pending_arrival(&mut self) {
         self.next_flow = self.gen.next_flow();
         if let Some(f) = self.next_flow {
-            self.cal.schedule(f.start.max(self.now), Event::FlowArrival);
+            if self.cfg.model == Model::Packets {
+                self.cal.schedule(f.start.max(self.now), Event::FlowArrival);
+            }
         }
+    }
+
+    /// A flow finished: count it, and let a closed-loop workload (incast)
+    /// start what waited for it.
+    fn flow_finished(&mut self, now: Time) {
+        self.counters.flows_finished += 1;
+        self.gen.flow_done(now);
+        if self.next_flow.is_none() {
+            self.pending_arrival();
+        }
+    }
+
+    /// A flow's deadline (0: none): its draw after the start, but no sooner
+    /// than `min_factor` times its FCT on the idle network (pFabric §5.4.2).
+    fn absolute_deadline(&self, spec: &FlowSpec, ideal: Time) -> Time {
+        let Some(draw) = spec.deadline_draw else { return 0 };
+        let factor = match &self.cfg.workload {
+            crate::config::WorkloadConfig::Generated { deadlines: Some(d), .. } => d.min_factor,
+            _ => 1.0,
+        };
+        spec.start + draw.max((ideal as f64 * factor).ceil() as Time)
     }
 
     fn start_flow(&mut self, spec: FlowSpec) {
         let ideal = self.flow_ideal(&spec);
+        let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
         let conn = self.conns.as_mut().and_then(|c| c.take(spec.src, spec.dst));
-        let flow = Flow { spec, ideal, ep: Transport::new(&spec, t, conn), recorded: false, timers_pending: 0 };
+        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline));
+        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0 };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;
         self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
@@ -672,7 +728,7 @@ impl Simulation {
                 if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
                     self.records.push(f.record(now));
-                    self.counters.flows_finished += 1;
+                    self.flow_finished(now);
                 }
                 match reply {
                     Some(ack) => {
@@ -692,16 +748,16 @@ impl Simulation {
                 f.ep.on_ack(now, &pkt, &self.cfg.transport, &mut segs);
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if f.ep.sender_done() {
-                    if !f.recorded {
-                        // FctAt::Sender (with Receiver, the receiver
-                        // completed first)
-                        self.records.push(f.record(now));
-                        self.counters.flows_finished += 1;
-                    }
+                    // FctAt::Sender (with Receiver, the receiver completed first)
+                    let record = (!f.recorded).then(|| f.record(now));
                     if let Some(c) = self.conns.as_mut() {
                         c.give_back(f.spec.src, f.spec.dst, f.ep.conn());
                     }
                     self.flows.remove(pkt.slot);
+                    if let Some(r) = record {
+                        self.records.push(r);
+                        self.flow_finished(now);
+                    }
                 } else {
                     self.send_segments(pkt.slot, pkt.flow, &mut segs);
                 }

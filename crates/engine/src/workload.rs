@@ -1,10 +1,11 @@
 //! Flow arrivals: sizes from a piecewise-linear CDF, Poisson arrival times,
-//! endpoints from a traffic matrix, or a trace. Flows are produced lazily,
-//! one at a time, as simulated time reaches them. Each purpose has its own
-//! seeded RNG stream (arrivals, sizes, endpoints), so changing how one is
-//! drawn never perturbs the others.
+//! endpoints from a traffic matrix, or a trace; or closed-loop requests
+//! striped over several senders (incast). Flows are produced lazily, one at
+//! a time, as simulated time reaches them. Each purpose has its own seeded
+//! RNG stream (arrivals, sizes, endpoints, deadlines), so changing how one
+//! is drawn never perturbs the others.
 
-use crate::config::{MatrixConfig, WorkloadConfig};
+use crate::config::{DeadlineConfig, MatrixConfig, WorkloadConfig};
 use crate::routing::splitmix;
 use crate::time::{Time, PS_PER_S};
 use rand::{Rng, SeedableRng};
@@ -18,6 +19,9 @@ pub struct FlowSpec {
     pub src: u32,
     pub dst: u32,
     pub size: u64,
+    /// A deadline's draw, relative to the start; the simulation makes it
+    /// absolute (it knows the flow's idle-network FCT, the lower bound).
+    pub deadline_draw: Option<Time>,
 }
 
 /// A flow-size distribution with linear interpolation between the rows of
@@ -83,8 +87,20 @@ enum Source {
         arrivals: Xoshiro256PlusPlus,
         sizes: Xoshiro256PlusPlus,
         endpoints: Xoshiro256PlusPlus,
+        deadlines: Option<(DeadlineConfig, Xoshiro256PlusPlus)>,
     },
     Trace { flows: Vec<(u64, u32, u32, u64)>, next: usize },
+    Incast {
+        senders: Vec<u32>,
+        dst: u32,
+        bytes_each: u64,
+        requests_left: u64,
+        /// The next request's start, once known; the sender to emit next.
+        start: Option<Time>,
+        next_sender: usize,
+        /// Flows of the current request not finished yet.
+        outstanding: usize,
+    },
 }
 
 pub struct FlowGen {
@@ -101,7 +117,15 @@ fn stream(seed: u64, purpose: u64) -> Xoshiro256PlusPlus {
 impl FlowGen {
     pub fn new(cfg: &WorkloadConfig, hosts: u32, seed: u64) -> Result<FlowGen, String> {
         let (source, total) = match cfg {
-            WorkloadConfig::Generated { cdf, size_quantum_bytes, arrival_rate_per_s, matrix, flows, start_ps } => {
+            WorkloadConfig::Generated {
+                cdf,
+                size_quantum_bytes,
+                arrival_rate_per_s,
+                matrix,
+                flows,
+                start_ps,
+                deadlines,
+            } => {
                 if !(*arrival_rate_per_s > 0.0 && arrival_rate_per_s.is_finite()) {
                     return Err(format!("arrival rate must be positive, got {arrival_rate_per_s}"));
                 }
@@ -119,8 +143,27 @@ impl FlowGen {
                     arrivals: stream(seed, 1),
                     sizes: stream(seed, 2),
                     endpoints: stream(seed, 3),
+                    deadlines: deadlines.map(|d| (d, stream(seed, 4))),
                 };
                 (src, *flows)
+            }
+            WorkloadConfig::Incast { senders, dst, bytes_each, requests, start_ps } => {
+                if senders.is_empty() || *bytes_each == 0 {
+                    return Err("an incast needs senders and bytes per sender".into());
+                }
+                if *dst >= hosts || senders.iter().any(|&s| s >= hosts || s == *dst) {
+                    return Err(format!("incast hosts out of range or sending to themselves: {senders:?} -> {dst}"));
+                }
+                let src = Source::Incast {
+                    senders: senders.clone(),
+                    dst: *dst,
+                    bytes_each: *bytes_each,
+                    requests_left: *requests,
+                    start: Some(*start_ps),
+                    next_sender: 0,
+                    outstanding: 0,
+                };
+                (src, requests * senders.len() as u64)
             }
             WorkloadConfig::Trace { flows } => {
                 for (i, f) in flows.iter().enumerate() {
@@ -137,11 +180,34 @@ impl FlowGen {
         Ok(FlowGen { source, hosts, next_id: 0, total })
     }
 
-    /// The next flow, or `None` when the workload is exhausted.
+    /// A flow of this workload finished at `now` (closed-loop workloads
+    /// start their next request when the last one is done).
+    pub fn flow_done(&mut self, now: Time) {
+        if let Source::Incast { outstanding, requests_left, start, .. } = &mut self.source {
+            *outstanding -= 1;
+            if *outstanding == 0 && *requests_left > 0 {
+                *start = Some(now);
+            }
+        }
+    }
+
+    /// The next flow, or `None` when the workload is exhausted (or, closed
+    /// loop, waits for flows to finish: then ask again after `flow_done`).
     pub fn next_flow(&mut self) -> Option<FlowSpec> {
         let hosts = self.hosts;
+        let mut deadline_draw = None;
         let (start, src, dst, size) = match &mut self.source {
-            Source::Generated { cdf, mean_gap_ps, matrix, remaining, clock_ps, arrivals, sizes, endpoints } => {
+            Source::Generated {
+                cdf,
+                mean_gap_ps,
+                matrix,
+                remaining,
+                clock_ps,
+                arrivals,
+                sizes,
+                endpoints,
+                deadlines,
+            } => {
                 if *remaining == 0 {
                     return None;
                 }
@@ -161,6 +227,12 @@ impl FlowGen {
                         (if s >= dst { s + 1 } else { s }, dst)
                     }
                 };
+                if let Some((d, rng)) = deadlines {
+                    // drawn for every flow, so the stream does not depend on sizes
+                    let u: f64 = rng.gen();
+                    let draw = (-(1.0 - u).ln() * d.mean_ps).round() as Time;
+                    deadline_draw = (size < d.below_bytes).then_some(draw);
+                }
                 (clock_ps.round() as Time, src, dst, size)
             }
             Source::Trace { flows, next } => {
@@ -168,9 +240,21 @@ impl FlowGen {
                 *next += 1;
                 f
             }
+            Source::Incast { senders, dst, bytes_each, requests_left, start, next_sender, outstanding } => {
+                let t = (*start)?;
+                let src = senders[*next_sender];
+                *next_sender += 1;
+                *outstanding += 1;
+                if *next_sender == senders.len() {
+                    *next_sender = 0;
+                    *requests_left -= 1;
+                    *start = None;
+                }
+                (t, src, *dst, *bytes_each)
+            }
         };
         self.next_id += 1;
-        Some(FlowSpec { id: self.next_id - 1, start, src, dst, size })
+        Some(FlowSpec { id: self.next_id - 1, start, src, dst, size, deadline_draw })
     }
 }
 
@@ -204,6 +288,7 @@ mod tests {
             matrix: MatrixConfig::AllToAll,
             flows: 20_000,
             start_ps: 0,
+            deadlines: None,
         };
         let mut g = FlowGen::new(&cfg, 4, 7).unwrap();
         let mut counts = [[0u32; 4]; 4];
@@ -224,5 +309,49 @@ mod tests {
         }
         // mean gap 1 us: 20000 flows take about 20 ms
         assert!((last as f64 / 2e10 - 1.0).abs() < 0.03, "{last}");
+    }
+
+    #[test]
+    fn incast_requests_wait_for_the_last_flow() {
+        let cfg = WorkloadConfig::Incast { senders: vec![1, 2, 3], dst: 0, bytes_each: 1000, requests: 2, start_ps: 5 };
+        let mut g = FlowGen::new(&cfg, 4, 1).unwrap();
+        assert_eq!(g.total, 6);
+        let first: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert_eq!(first.iter().map(|f| (f.start, f.src, f.dst)).collect::<Vec<_>>(), vec![(5, 1, 0), (5, 2, 0), (5, 3, 0)]);
+        g.flow_done(50);
+        g.flow_done(60);
+        assert!(g.next_flow().is_none(), "one flow of the request is still running");
+        g.flow_done(70);
+        let second: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert_eq!(second.iter().map(|f| (f.id, f.start)).collect::<Vec<_>>(), vec![(3, 70), (4, 70), (5, 70)]);
+        for t in [80, 90, 100] {
+            g.flow_done(t);
+        }
+        assert!(g.next_flow().is_none());
+    }
+
+    #[test]
+    fn deadlines_go_to_small_flows_from_their_own_stream() {
+        let cfg = |deadlines| WorkloadConfig::Generated {
+            cdf: vec![(1000.0, 0.0), (1000.0, 0.5), (1_000_000.0, 1.0)],
+            size_quantum_bytes: 1,
+            arrival_rate_per_s: 1e6,
+            matrix: MatrixConfig::AllToAll,
+            flows: 20_000,
+            start_ps: 0,
+            deadlines,
+        };
+        let d = DeadlineConfig { mean_ps: 1e6, below_bytes: 200_000, min_factor: 1.25 };
+        let (mut a, mut b) = (FlowGen::new(&cfg(Some(d)), 8, 3).unwrap(), FlowGen::new(&cfg(None), 8, 3).unwrap());
+        let mut draws = vec![];
+        while let (Some(x), Some(y)) = (a.next_flow(), b.next_flow()) {
+            // the flows are the same with or without deadlines
+            assert_eq!((x.start, x.src, x.dst, x.size), (y.start, y.src, y.dst, y.size));
+            assert_eq!(x.deadline_draw.is_some(), x.size < 200_000);
+            draws.extend(x.deadline_draw);
+        }
+        // exponential with mean 1 us
+        let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
+        assert!((mean / 1e6 - 1.0).abs() < 0.05, "{mean}");
     }
 }

@@ -57,7 +57,8 @@ impl Sim {
         let recs = self.inner.drain_records();
         let d = PyDict::new(py);
         columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
-                 "finish_ps" => finish, "ideal_ps" => ideal, "retransmits" => retx, "timeouts" => timeouts);
+                 "finish_ps" => finish, "ideal_ps" => ideal, "retransmits" => retx, "timeouts" => timeouts,
+                 "deadline_ps" => deadline);
         Ok(d)
     }
 
@@ -67,7 +68,8 @@ impl Sim {
         let recs = self.inner.unfinished();
         let d = PyDict::new(py);
         columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
-                 "ideal_ps" => ideal, "delivered_bytes" => delivered, "retransmits" => retx, "timeouts" => timeouts);
+                 "ideal_ps" => ideal, "delivered_bytes" => delivered, "retransmits" => retx, "timeouts" => timeouts,
+                 "deadline_ps" => deadline);
         Ok(d)
     }
 
@@ -76,6 +78,14 @@ impl Sim {
         let recs = self.inner.drain_queue_samples();
         let d = PyDict::new(py);
         columns!(d, recs, "time_ps" => time, "port" => port, "pkts" => pkts, "bytes" => bytes);
+        Ok(d)
+    }
+
+    /// Flow samples recorded since the last call, as a dict of columns.
+    fn drain_flow_samples<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.inner.drain_flow_samples();
+        let d = PyDict::new(py);
+        columns!(d, recs, "time_ps" => time, "flow_id" => flow, "delivered_bytes" => delivered);
         Ok(d)
     }
 

@@ -28,14 +28,54 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Panel:
-    """One plot: a statistic of the slowdown in one size bin."""
+    """One plot: a statistic of the slowdown in one size bin ("mean",
+    "p99"), or one of `STATS` (loss rate, request times, deadlines met)."""
 
     key: str  # short id, used in tables
     title: str
-    bin: str  # a row of slowdown_by_size: "(0B, 100KB]", ..., "all"
-    stat: str  # "mean" or "p99"
+    bin: str  # a row of slowdown_by_size: "(0B, 100KB]", ..., "all" (slowdown statistics)
+    stat: str  # "mean" or "p99" of the slowdown in `bin`, or a name in STATS
     ylabel: str = "Normalized FCT"
     logy: bool = False
+
+
+def _loss_rate(flows, summary) -> float:
+    """Bytes dropped per byte sent, in percent (pFabric Fig. 5(b): in bytes,
+    a one-byte probe that is dropped loses 41 bytes, not a packet's worth)."""
+    c = summary["counters"]
+    return 100.0 * c["dropped_bytes"] / max(c["host_tx_bytes"], 1)
+
+
+def _requests(flows, summary):
+    """An incast's requests: the flows of request k are its senders' k-th
+    flows (the workload starts them together, in flow id order)."""
+    senders = summary["spec"]["workload"]["senders"]
+    return flows.groupby(flows.flow_id // senders)
+
+
+def _request_ms(flows, summary) -> float:
+    """Mean time from a request's start to its last flow's end, ms (Fig. 6(a))."""
+    g = _requests(flows, summary)
+    return float(((g.finish_s.max() - g.start_s.min()) * 1e3).mean())
+
+
+def _flow_fct_ms(flows, summary) -> float:
+    """Mean FCT of the individual flows, ms (Fig. 6(b))."""
+    return float(flows.fct_s.mean() * 1e3)
+
+
+def _deadlines_met(flows, summary) -> float:
+    """Application throughput (pFabric §5.4.2): the percentage of flows with
+    a deadline that finish by it (a flow that did not finish missed it)."""
+    d = flows[flows.deadline_s.notna()]
+    if not len(d):
+        return math.nan
+    return float(100.0 * (d.finish_s <= d.deadline_s).mean())
+
+
+#: Statistics of a run other than the slowdown by size bin.
+STATS = {"loss_rate": _loss_rate, "request_ms": _request_ms, "flow_fct_ms": _flow_fct_ms,
+         "deadlines_met": _deadlines_met}
 
 
 @dataclass(frozen=True)
@@ -69,6 +109,8 @@ class Mode:
     x_values: tuple
     flows: int
     seeds: tuple = (1,)
+    #: Other fields this mode sets (dotted), e.g. an incast's requests.
+    set: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -101,6 +143,7 @@ class Figure:
     variants: dict = field(default_factory=dict)
     #: The x axis shows x / x_unit (e.g. bytes of buffer in BDPs).
     x_unit: float = 1.0
+    logx: bool = False
 
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
@@ -108,9 +151,12 @@ class Figure:
     def sweep(self, mode: str) -> Sweep:
         from ..sweep import Sweep
 
+        from ..spec import apply_overrides
+
         m = self.mode(mode)
         base = json.loads(json.dumps(self.base))
         base.setdefault("workload", {})["flows"] = m.flows
+        base = apply_overrides(base, dict(m.set))
         grid = {self.facet: list(self.facets), self.series: list(self.series_values), self.x: list(m.x_values),
                 "seed": list(m.seeds)}
         return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid, variants=self.variants)
@@ -168,7 +214,10 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
             "drop_rate": s["counters"]["dropped_pkts"] / max(s["counters"]["data_pkts"], 1),
         }
         for p in fig.panels:
-            row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else math.nan
+            if p.stat in STATS:
+                row[p.key] = STATS[p.stat](flows, s)
+            else:
+                row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else math.nan
         rows.append(row)
     if not rows:
         raise SpecError(f"{out}: no complete points to draw")
@@ -285,6 +334,8 @@ def draw(fig: Figure, table: pd.DataFrame):
             title = f"{fig.facet_labels.get(facet, facet)}\n{panel.title}"
             ax.set_title("\n".join([title, *claims]), fontsize=8.5)
             ax.set_xlabel(fig.xlabel)
+            if fig.logx:
+                ax.set_xscale("log")
             if c == 0:
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:

@@ -211,11 +211,16 @@ def engine_config(spec: Spec) -> dict:
     hosts = topo.host_count()
     transport, port = spec.scheme.engine(spec.routing)
     w = spec.workload
+    if w.matrix in ("many_to_one", "incast") and w.dst >= hosts:
+        raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
         workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows)}
+    elif w.matrix == "incast":
+        if w.senders >= hosts:
+            raise SpecError(f"workload.senders: {w.senders} senders need more than {hosts} hosts")
+        workload = {"kind": "incast", "senders": pick_hosts(hosts, w.dst, w.senders, spec.seed), "dst": w.dst,
+                    "bytes_each": w.incast_flow_bytes(), "requests": w.requests, "start_ps": ps(w.start_us)}
     else:
-        if w.matrix == "many_to_one" and w.dst >= hosts:
-            raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
         cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
         mean_wire = cdf.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
         if w.load_basis == "core":
@@ -236,6 +241,9 @@ def engine_config(spec: Spec) -> dict:
             "matrix": matrix,
             "flows": w.generated_flows(),
             "start_ps": ps(w.start_us),
+            "deadlines": None if w.deadline_mean_us is None else {
+                "mean_ps": w.deadline_mean_us * 1e6, "below_bytes": w.deadline_below_bytes,
+                "min_factor": w.deadline_min_factor},
         }
     return {
         "seed": spec.seed,
@@ -248,9 +256,28 @@ def engine_config(spec: Spec) -> dict:
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
         "fct_at": spec.run.fct_at,
         "model": getattr(spec.scheme, "engine_model", "packets"),
-        "queue_sampler": None if spec.run.queue_sample_us is None else {
-            "interval_ps": ps(spec.run.queue_sample_us), "ports": spec.run.queue_sample_ports},
+        "sampler": None if spec.run.sample_us is None else {
+            "interval_ps": ps(spec.run.sample_us),
+            "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
+            "flows": spec.run.sample_flows},
     }
+
+
+def pick_hosts(hosts: int, dst: int, n: int, seed: int) -> list[int]:
+    """`n` distinct hosts other than `dst`, chosen from `seed` (a partial
+    Fisher-Yates shuffle driven by SplitMix64, the same on every machine
+    and Python version)."""
+    pool = [h for h in range(hosts) if h != dst]
+    state = seed & (2**64 - 1)
+    for i in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        z ^= z >> 31
+        j = i + z % (len(pool) - i)
+        pool[i], pool[j] = pool[j], pool[i]
+    return sorted(pool[:n])
 
 
 def engine_config_json(spec: Spec) -> str:

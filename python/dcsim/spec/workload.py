@@ -28,10 +28,27 @@ class Workload(Model):
                         source="pFabric §5.2 (loads 0.1-0.8)", gt=0, lt=1)
     load_basis: Literal["host", "core"] = field(
         "host", "host: of all host links (pFabric, PIAS); core: of the leaves' uplinks (BFC §6.2)")
-    matrix: Literal["all_to_all", "many_to_one", "trace"] = field(
+    matrix: Literal["all_to_all", "many_to_one", "trace", "incast"] = field(
         "all_to_all", "all_to_all: uniform random source and destination; many_to_one: every flow to `dst`; "
-        "trace: the flows of `trace`", source="pFabric §5.2")
-    dst: int = field(0, "destination host of many_to_one", ge=0)
+        "trace: the flows of `trace`; incast: requests striped over `senders` hosts towards `dst`, each starting "
+        "when the last finished", source="pFabric §5.2, §5.3")
+    dst: int = field(0, "destination host of many_to_one and incast", ge=0)
+    senders: int = field(8, "incast: sending hosts (chosen at random, other than dst, from the seed)", ge=1)
+    request_bytes: Optional[int] = field(
+        None, "incast: bytes of a request, striped over the senders (Fig. 6: 100 MB)", source="pFabric §5.3",
+        gt=0)
+    flow_bytes: Optional[int] = field(
+        None, "incast: bytes each sender sends per request (instead of request_bytes; Fig. 5: 20 MB)",
+        source="pFabric §5.3", gt=0)
+    requests: int = field(1, "incast: requests, one after another (Fig. 6: 10,000)", source="pFabric §5.3", ge=1)
+    deadline_mean_us: Optional[float] = field(
+        None, "give flows below deadline_below_bytes a deadline: start + an exponential draw of this mean, at "
+        "least deadline_min_factor x the idle-network FCT (deadline_s in flows.parquet)",
+        source="pFabric §5.4.2 (100 us - 100 ms)", gt=0)
+    deadline_below_bytes: int = field(200_000, "only flows smaller than this get a deadline",
+                                      source="pFabric §5.4.2", gt=0)
+    deadline_min_factor: float = field(1.25, "a deadline is at least this many idle-network FCTs",
+                                       source="pFabric §5.4.2", ge=1)
     trace: Optional[str] = field(None, "trace file (matrix = 'trace'); relative to the spec file")
     trace_format: Literal["dcsim", "hpcc"] = field(
         "dcsim", "dcsim: lines 'time_s src dst size_bytes'; hpcc: the HPCC simulator's flow file")
@@ -45,7 +62,15 @@ class Workload(Model):
     def _trace_needs_file(self):
         if self.matrix == "trace" and not self.trace:
             raise ValueError("matrix = 'trace' needs workload.trace = PATH")
+        if self.matrix == "incast" and (self.request_bytes is None) == (self.flow_bytes is None):
+            raise ValueError("matrix = 'incast' needs exactly one of request_bytes and flow_bytes")
         return self
+
+    def incast_flow_bytes(self) -> int:
+        """Each sender's bytes per request."""
+        if self.flow_bytes is not None:
+            return self.flow_bytes
+        return -(-self.request_bytes // self.senders)
 
     def generated_flows(self) -> int:
         return DEFAULT_FLOWS if self.flows is None else self.flows
@@ -58,11 +83,14 @@ class RunOptions(Model):
     stop_time_s: Optional[float] = field(
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
-    queue_sample_us: Optional[float] = field(
-        None, "record queues every this many us (queues.parquet; off by default)", gt=0)
-    queue_sample_ports: Literal["to_hosts", "host_nics", "switches", "all"] = field(
-        "to_hosts", "the ports the queue sampler records: the last hop to each host, the host NICs, every switch "
-        "port, or all")
+    sample_us: Optional[float] = field(
+        None, "sample every this many us: queues (queues.parquet) and flows' progress (flow_samples.parquet); "
+        "off by default", gt=0)
+    sample_queues: Literal["to_hosts", "host_nics", "switches", "all", "none"] = field(
+        "to_hosts", "the ports whose queues the sampler records: the last hop to each host, the host NICs, every "
+        "switch port, all, or none")
+    sample_flows: bool = field(False, "the sampler also records each active flow's delivered bytes (per-flow "
+                                      "throughput over time, pFabric Fig. 5(a))")
     fct_at: Literal["sender", "receiver"] = field(
         "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "
         "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal)",

@@ -26,11 +26,18 @@ pub struct Entry {
     pub hop: Hop,
     pub prio: u64,
     pub flow: u32,
+    /// Traffic class (0 is served first by disciplines with classes).
+    pub class: u8,
 }
 
 impl Entry {
     pub fn of(hop: Hop, pkt: &Packet) -> Entry {
-        Entry { hop, prio: pkt.prio, flow: pkt.flow << 1 | (pkt.kind != Kind::Data) as u32 }
+        Entry {
+            hop,
+            prio: pkt.prio,
+            flow: pkt.flow << 1 | (pkt.kind != Kind::Data) as u32,
+            class: if pkt.has(crate::packet::flags::CLASS0) { 0 } else { 1 },
+        }
     }
 }
 
@@ -52,14 +59,20 @@ pub enum Queue {
     Fifo(Ring<Hop>),
     /// pFabric (§4.1): send the most urgent packet, drop the least urgent.
     PFabric(pfabric::PFabricQueue),
+    /// pFabric-EDF (§5.4.2): two pFabric queues, each with the port's
+    /// buffer, the first (deadline flows) served strictly first.
+    PFabricEdf(pfabric::TwoClasses),
 }
 
 impl Queue {
     pub fn new(cfg: &QueueConfig) -> Queue {
         match cfg.discipline {
             Discipline::Fifo => Queue::Fifo(Ring::new()),
-            Discipline::Pfabric { starvation_prevention } => {
+            Discipline::Pfabric { starvation_prevention, classes: 1 } => {
                 Queue::PFabric(pfabric::PFabricQueue::new(starvation_prevention))
+            }
+            Discipline::Pfabric { starvation_prevention, .. } => {
+                Queue::PFabricEdf(pfabric::TwoClasses::new(starvation_prevention))
             }
         }
     }
@@ -74,6 +87,7 @@ impl Queue {
         match self {
             Queue::Fifo(q) => q.len(),
             Queue::PFabric(q) => q.len(),
+            Queue::PFabricEdf(q) => q.len(),
         }
     }
 
@@ -86,6 +100,7 @@ impl Queue {
         match self {
             Queue::Fifo(q) => Box::new(q.iter().map(|h| h.size as u64)),
             Queue::PFabric(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
+            Queue::PFabricEdf(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
         }
     }
 
@@ -95,6 +110,7 @@ impl Queue {
         match self {
             Queue::Fifo(q) => q.pop_front(),
             Queue::PFabric(q) => q.pop(),
+            Queue::PFabricEdf(q) => q.pop(),
         }
     }
 }

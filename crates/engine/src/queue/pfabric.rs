@@ -88,12 +88,65 @@ impl PFabricQueue {
     }
 }
 
+/// pFabric-EDF's port (§5.4.2): "deadline-constrained flows ... in a
+/// separate queue with strict priority"; each queue is a pFabric queue
+/// with the port's whole buffer (36 KB each).
+#[derive(Debug)]
+pub struct TwoClasses {
+    classes: [PFabricQueue; 2],
+    bytes: [u64; 2],
+}
+
+impl TwoClasses {
+    pub fn new(starvation_prevention: bool) -> TwoClasses {
+        TwoClasses {
+            classes: [PFabricQueue::new(starvation_prevention), PFabricQueue::new(starvation_prevention)],
+            bytes: [0, 0],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.classes[0].len() + self.classes[1].len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> + '_ {
+        self.classes[0].iter().chain(self.classes[1].iter())
+    }
+
+    /// Admission into the packet's class, whose buffer holds `limit` bytes.
+    pub fn offer(&mut self, e: Entry, limit: u64) -> Admit {
+        let c = e.class.min(1) as usize;
+        let size = e.hop.size as u64;
+        let r = self.classes[c].offer(e, self.bytes[c], limit);
+        match r {
+            Admit::Queued => self.bytes[c] += size,
+            Admit::Replaced(h) => self.bytes[c] = self.bytes[c] + size - h.size as u64,
+            Admit::Dropped => {}
+        }
+        r
+    }
+
+    pub fn pop(&mut self) -> Option<Hop> {
+        for c in 0..2 {
+            if let Some(h) = self.classes[c].pop() {
+                self.bytes[c] -= h.size as u64;
+                return Some(h);
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn e(id: u32, size: u16, prio: u64, flow: u32) -> Entry {
-        Entry { hop: Hop { id, size, dst: 0 }, prio, flow }
+        Entry { hop: Hop { id, size, dst: 0 }, prio, flow, class: 1 }
     }
 
     fn ids(q: &mut PFabricQueue) -> Vec<u32> {
@@ -158,5 +211,25 @@ mod tests {
         q.offer(e(1, 1500, 500, 1), 40, limit);
         q.offer(e(2, 1460, 100, 2), 1540, limit);
         assert_eq!(q.offer(e(3, 1500, 200, 3), 3000, limit), Admit::Replaced(Hop { id: 1, size: 1500, dst: 0 }));
+    }
+}
+
+#[cfg(test)]
+mod edf_tests {
+    use super::*;
+
+    #[test]
+    fn the_deadline_class_goes_first_and_has_its_own_buffer() {
+        let mut q = TwoClasses::new(true);
+        let e = |id, prio, class| Entry { hop: Hop { id, size: 1500, dst: 0 }, prio, flow: id, class };
+        // the rest's buffer (3,000 B) fills with two packets...
+        assert_eq!(q.offer(e(0, 9, 1), 3000), Admit::Queued);
+        assert_eq!(q.offer(e(1, 5, 1), 3000), Admit::Replaced(Hop { id: 0, size: 1500, dst: 0 }));
+        // ...which does not stop deadline packets, earliest deadline first
+        assert_eq!(q.offer(e(2, 700, 0), 3000), Admit::Queued);
+        assert_eq!(q.offer(e(3, 600, 0), 3000), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0 }));
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|h| h.id).collect();
+        assert_eq!(order, vec![3, 1]);
+        assert!(q.is_empty());
     }
 }

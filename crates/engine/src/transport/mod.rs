@@ -49,9 +49,11 @@ macro_rules! with_cfg {
 impl Transport {
     /// A flow's endpoints; on a reused connection, `conn` is what the
     /// connection kept from its last flow.
-    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>) -> Transport {
+    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>, deadline: Option<Time>) -> Transport {
         match cfg {
-            TransportConfig::Tcp(c) => Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x))),
+            TransportConfig::Tcp(c) => {
+                Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline))
+            }
         }
     }
 

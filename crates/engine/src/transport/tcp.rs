@@ -23,6 +23,8 @@ use crate::workload::FlowSpec;
 #[derive(Debug)]
 pub struct TcpFlow {
     size: u64,
+    /// Absolute deadline, if the flow has one (pFabric-EDF).
+    deadline: Option<Time>,
     pub snd: TcpSender,
     pub rcv: TcpReceiver,
     /// Segment numbers to send, reused between calls.
@@ -31,16 +33,16 @@ pub struct TcpFlow {
 
 impl TcpFlow {
     /// A flow on a new connection, or on a reused one in state `conn`.
-    pub fn new(spec: &FlowSpec, cfg: &TcpConfig, conn: Option<Conn>) -> TcpFlow {
+    pub fn new(spec: &FlowSpec, cfg: &TcpConfig, conn: Option<Conn>, deadline: Option<Time>) -> TcpFlow {
         let n_segs = u32::try_from(spec.size.div_ceil(cfg.mss_bytes as u64)).expect("flow too large");
         assert!(n_segs < PROBE, "flow too large");
         let snd = TcpSender::on_conn(n_segs, cfg, conn.unwrap_or_else(|| Conn::fresh(cfg)));
-        TcpFlow { size: spec.size, snd, rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
+        TcpFlow { size: spec.size, deadline, snd, rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
     }
 
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
         self.snd.fill(now, &mut self.segs);
-        self.emit(cfg, out);
+        self.emit(now, cfg, out);
     }
 
     /// The receiver takes a data packet; returns its ACK (the data
@@ -71,12 +73,12 @@ impl TcpFlow {
             ece: ack.has(flags::ECE),
         };
         self.snd.on_ack(now, info, cfg, &mut self.segs);
-        self.emit(cfg, out);
+        self.emit(now, cfg, out);
     }
 
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
         self.snd.on_timeout(now, cfg, &mut self.segs);
-        self.emit(cfg, out);
+        self.emit(now, cfg, out);
     }
 
     /// Payload bytes the receiver holds.
@@ -98,18 +100,30 @@ impl TcpFlow {
     /// The segments the sender chose, as packets to build, with the
     /// priority the scheme stamps (pFabric §4.2; ns-2 `set_prio`: computed
     /// when a packet is sent, retransmissions included).
-    fn emit(&mut self, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+    fn emit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
         if self.segs.is_empty() {
             return;
         }
         let (mss, hdr) = (cfg.mss_bytes as u64, cfg.header_bytes as u64);
         let last = self.snd.n_segs - 1;
         let last_payload = self.size - last as u64 * mss;
-        let ect = if cfg.ecn { flags::ECT } else { 0 };
+        let mut ect = if cfg.ecn { flags::ECT } else { 0 };
         let remaining = match cfg.prio {
-            Prio::RemainingSize => self.remaining_bytes(mss),
+            Prio::RemainingSize | Prio::Deadline => self.remaining_bytes(mss),
             _ => 0,
         };
+        // pFabric-EDF: the deadline while it can be met (what is left, at
+        // the line rate, fits before it), in the first class
+        let edf = match (cfg.prio, self.deadline) {
+            (Prio::Deadline, Some(d)) => {
+                let need = crate::time::serialization(remaining, cfg.edf_rate_bps);
+                (now + need <= d).then_some(d)
+            }
+            _ => None,
+        };
+        if edf.is_some() {
+            ect |= flags::CLASS0;
+        }
         let size = self.size;
         out.extend(self.segs.drain(..).map(|seg| {
             let (seq, probe) = (seg & !PROBE, seg & PROBE != 0);
@@ -125,6 +139,7 @@ impl TcpFlow {
                 Prio::RemainingSize => remaining,
                 Prio::FlowSize => size,
                 Prio::BytesSent => seq as u64 * mss,
+                Prio::Deadline => edf.unwrap_or(remaining),
             };
             let flags = if probe { ect | flags::PROBE } else { ect };
             Segment { seq, size: (payload + hdr) as u16, flags, prio }
@@ -639,6 +654,7 @@ mod tests {
             probe_after: None,
             prio: Prio::None,
             connections_per_pair: None,
+            edf_rate_bps: 10_000_000_000,
         }
     }
 

@@ -32,10 +32,11 @@ class PFabricScheme(TcpFamily):
                              ge=1)
     starvation_prevention: bool = field(True, "send the earliest packet of the flow that owns the best packet "
                                               "(off for Fig. 16)", source="pFabric §4.1, §5.4.3")
-    priority: Literal["remaining_size", "flow_size", "bytes_sent"] = field(
-        "remaining_size", "what a data packet carries: its flow's bytes not yet acknowledged, the flow's size, or "
-        "the bytes sent before it (least attained service); ACKs carry the highest priority",
-        source="pFabric §4.2, §5.4.3 (Figs. 14, 15)")
+    priority: Literal["remaining_size", "flow_size", "bytes_sent", "deadline"] = field(
+        "remaining_size", "what a data packet carries: its flow's bytes not yet acknowledged, the flow's size, the "
+        "bytes sent before it (least attained service), or, pFabric-EDF, its flow's deadline in a strict-priority "
+        "queue of its own while it can still be met (else the remaining size, with the flows without one); ACKs "
+        "carry the highest priority", source="pFabric §4.2, §5.4.2, §5.4.3 (Figs. 10, 14, 15)")
     deployment: Literal["everywhere", "leaves"] = field(
         "everywhere", "pFabric ports everywhere, or at the hosts and leaves only with drop-tail FIFOs of the same "
         "size above them (Fig. 17)", source="pFabric §5.4.3")
@@ -47,7 +48,9 @@ class PFabricScheme(TcpFamily):
         transport = self.tcp_engine(routing, min_rto_us=self.rto_us, init_rto_us=None, ecn=False,
                                     fixed_rto=True, probe_after=self.probe_after if self.probe_mode else None,
                                     prio=self.priority)
-        pfabric = {"discipline": {"kind": "pfabric", "starvation_prevention": self.starvation_prevention},
+        classes = 2 if self.priority == "deadline" else 1
+        pfabric = {"discipline": {"kind": "pfabric", "starvation_prevention": self.starvation_prevention,
+                                  "classes": classes},
                    "limit_bytes": self.queue_bytes}
         host = dict(pfabric, limit_bytes=self.resolved_host_queue())
         port = {"host": host, "switch": pfabric}
