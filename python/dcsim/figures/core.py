@@ -345,7 +345,10 @@ def draw(fig: Figure, table: pd.DataFrame):
             else:
                 ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7, loc="upper left")
+    # one legend for the figure, below the panels, where it covers no data
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8,
+                  frameon=False)
     figure.suptitle(fig.title, fontsize=11)
     return figure
 

@@ -184,6 +184,11 @@ register(Figure(
     panels=PANELS_543,
     quick=Mode(x_values=tuple(int(b * BDP_BYTES) for b in (0.5, 1, 2, 5)), flows=2500),
     full=Mode(x_values=tuple(int(b * BDP_BYTES) for b in (0.5, 1, 1.5, 2, 3, 4, 5)), flows=100_000),
+    paper=(
+        PaperBound("§5.4.3, Fig. 12", WS, "all_mean", "rto20", low=-0.05, high=0.05, relative_to="rto3",
+                   xs=(2 * BDP_BYTES,), claim="with qSize = 2 BDP, RTO = 20 x RTT (~290 us) is nearly as good as "
+                                              "3 x RTT"),
+    ),
     notes=(
         "The paper states the ranges (0.5-5 BDP, 2-20 RTT), not the grid; we chose the values. It states: "
         "performance drops below 1 BDP of buffer, gains little above 2 BDP, and RTO = 20 x RTT (~290 us) is nearly "
