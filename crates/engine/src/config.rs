@@ -240,6 +240,11 @@ pub struct TcpConfig {
     /// (the ns-2 code: the 10 Gb/s host link).
     #[serde(default = "ten_gbps")]
     pub edf_rate_bps: u64,
+    /// RTT samples as ns-2's TCP without timestamps takes them: one timed
+    /// segment per window, none retransmitted (Karn); otherwise a sample
+    /// from every ACK's timestamp echo (RFC 7323).
+    #[serde(default)]
+    pub rtt_per_window: bool,
 }
 
 fn ten_gbps() -> u64 {

@@ -216,6 +216,9 @@ pub struct TcpSender {
     win_acked: u32,
     win_marked: u32,
     alpha_seq: u32,
+    /// ns-2's RTT timing (`rtt_per_window`): the segment being timed and
+    /// when it was sent.
+    timed: Option<(u32, Time)>,
     /// Timeouts since the last packet from the receiver (pFabric probe mode).
     timeouts_in_row: u32,
     probing: bool,
@@ -266,6 +269,7 @@ impl TcpSender {
             win_acked: 0,
             win_marked: 0,
             alpha_seq: 0,
+            timed: None,
             timeouts_in_row: 0,
             probing: false,
             retx: 0,
@@ -343,6 +347,9 @@ impl TcpSender {
             // New data only, none of it SACKed (the common case): what the
             // loop below would send, without asking the scoreboard per segment.
             let n = window.saturating_sub(pipe).min(self.n_segs - self.snd_nxt);
+            if n > 0 && self.timed.is_none() {
+                self.timed = Some((self.snd_nxt, now));
+            }
             out.extend(self.snd_nxt..self.snd_nxt + n);
             self.snd_nxt += n;
             self.high_tx = self.snd_nxt;
@@ -362,6 +369,9 @@ impl TcpSender {
                     // acknowledged.
                     self.rto_deadline = Some(now + self.rto);
                 }
+            }
+            if seg >= self.high_tx && self.timed.is_none() {
+                self.timed = Some((seg, now));
             }
             self.high_tx = self.high_tx.max(seg + 1);
             out.push(seg);
@@ -400,7 +410,14 @@ impl TcpSender {
         // (ns-2 MinTCP clears both on every packet it receives).
         self.timeouts_in_row = 0;
         let was_probing = std::mem::take(&mut self.probing);
-        self.rtt_sample(now.saturating_sub(ack.ts_echo), cfg);
+        if !cfg.rtt_per_window {
+            self.rtt_sample(now.saturating_sub(ack.ts_echo), cfg);
+        } else if let Some((seq, sent)) = self.timed.filter(|&(seq, _)| ack.ackno > seq) {
+            // one timed segment per window, never a retransmitted one (Karn)
+            let _ = seq;
+            self.timed = None;
+            self.rtt_sample(now - sent, cfg);
+        }
         if ack.sack_hi > ack.sack_lo {
             self.sacked.set_range(ack.sack_lo.max(self.snd_una), ack.sack_hi.min(self.n_segs));
             if ack.sack_hi > self.high_sacked {
@@ -540,6 +557,7 @@ impl TcpSender {
         self.recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.alpha_seq = self.snd_una;
+        self.timed = None; // Karn: nothing sent before a timeout is timed
         // ns-2: after a timeout the next echo may cut the window again
         self.ecn_recover = 0;
         if !cfg.fixed_rto {
@@ -655,6 +673,7 @@ mod tests {
             prio: Prio::None,
             connections_per_pair: None,
             edf_rate_bps: 10_000_000_000,
+            rtt_per_window: false,
         }
     }
 
@@ -821,6 +840,20 @@ mod tests {
         // RTT samples leave the timeout alone
         s.on_ack(10_000, ack(2, 0, 0), &c, &mut out);
         assert_eq!(s.rto_deadline, Some(10_045));
+    }
+
+    #[test]
+    fn rtt_per_window_times_one_new_segment_and_never_a_retransmission() {
+        let c = TcpConfig { rtt_per_window: true, min_rto_ps: 1, init_rto_ps: 1000, ..cfg() };
+        let (mut s, mut out) = started(&c); // segments 0..4 sent at 0; 0 is timed
+        s.on_ack(100, ack(1, 0, 0), &c, &mut out); // covers 0: a sample of 100
+        assert_eq!(s.rto, 100 + 4 * 50);
+        // the next timed segment is the first new one sent after: 4 (at 100)
+        s.on_ack(130, ack(2, 0, 0), &c, &mut out);
+        assert_eq!(s.rto, 300, "no sample from an untimed segment");
+        s.on_timeout(500, &c, &mut out); // Karn: what was timed is forgotten
+        s.on_ack(900, ack(6, 0, 0), &c, &mut out);
+        assert_eq!(s.rto, 600, "no sample from a retransmission (only the backoff: 300 x 2)");
     }
 
     #[test]

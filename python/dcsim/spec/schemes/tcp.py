@@ -38,6 +38,10 @@ class TcpFamily(Model):
         "pair, which keeps ssthresh, the RTT estimate and DCTCP's alpha from flow to flow", source=POOL)
     connections_per_pair: int = field(8, "connections a pool starts with per host pair (more open when all are "
                                          "busy: a flow never waits)", source=POOL, ge=1)
+    rtt_samples: Literal["every_ack", "per_window"] = field(
+        "every_ack", "every_ack: an RTT sample from each ACK's timestamp echo (RFC 7323); per_window: one timed "
+        "segment per window, never a retransmitted one (ns-2's TCP without timestamps, Karn's rule)",
+        source="pFabric ns-2 scripts (PARAMS.md §1)")
 
     # what the schemes set: the switch buffer, the timeout, ECN
     queue_bytes: int
@@ -79,6 +83,7 @@ class TcpFamily(Model):
             "dupack_threshold": self.dupack_threshold,
             "ecn": ecn,
             "connections_per_pair": self.connections_per_pair if self.connections == "pool" else None,
+            "rtt_per_window": self.rtt_samples == "per_window",
             **extra,
         }
 
