@@ -15,6 +15,7 @@ import pytest
 from dcsim import figures, report
 from dcsim.runner import load_points, run_sweep
 from dcsim.sweep import Sweep
+from dcsim.figures.single import RunFigure
 
 TINY = dataclasses.replace(
     figures.REGISTRY["pfabric-fig7-9"],
@@ -31,6 +32,9 @@ def cli(*args):
 
 def test_registered_figures_have_valid_sweeps():
     for fig in figures.REGISTRY.values():
+        if isinstance(fig, RunFigure):
+            assert len(fig.sweep("quick").points()) == len(fig.sweep("full").points()) == 1
+            continue
         quick, full = fig.sweep("quick").points(), fig.sweep("full").points()
         assert len(quick) == len(fig.facets) * len(fig.series_values) * len(fig.quick.x_values) * len(fig.quick.seeds)
         assert len(full) >= len(quick)
@@ -202,3 +206,26 @@ def test_reproduce_prints_the_comparison_with_the_paper(tiny_figure_dir, capsys)
     tcp = next(ln for ln in lines if "tcp >= 10" in ln)
     assert "web_search / small_p99" in tcp and "0.3: " in tcp
     assert all(ln.rstrip().endswith(("consistent", "points", "no data")) for ln in lines[2:])
+
+
+def test_figures_of_one_run_draw_and_check_the_paper(tmp_path):
+    # Fig. 5(a): five 20 MB flows to one host, served one after another
+    out = tmp_path / "f5a"
+    result, table = figures.reproduce("pfabric-fig5a", out, jobs=1, quiet=True)
+    assert result.ok and (out / "pfabric-fig5a.png").stat().st_size > 10_000
+    stats = dict(zip(table.stat, table.value))
+    assert 82.2 < stats["last_finish_ms"] < 83.0
+    assert stats["median_share_of_the_busiest_flow"] > 0.95
+    info = json.loads((out / "figure.json").read_text())
+    assert [p["verdict"] for p in info["paper"]] == ["consistent", "consistent"]
+    assert (out / "points").is_dir() and len(list((out / "points").glob("*/flow_samples.parquet"))) == 1
+    # Fig. 13 on a small run: losses by priority at the first and last hop
+    small = dataclasses.replace(figures.get("pfabric-fig13"), name="tiny-fig13",
+                                quick={**figures.get("pfabric-fig13").quick, "workload.flows": 400})
+    figures.REGISTRY[small.name] = small
+    try:
+        _, t13 = figures.reproduce("tiny-fig13", tmp_path / "f13", mode="quick", jobs=1, quiet=True)
+    finally:
+        del figures.REGISTRY[small.name]
+    s13 = dict(zip(t13.stat, t13.value))
+    assert 0 <= s13["last_hop_share_of_drops_from_2048_pkts"] <= 1 and 0 < s13["last_hop_loss_rate"] < 0.2

@@ -56,9 +56,10 @@ def is_complete(out: Path, key: str) -> bool:
     return (point_dir(out, key) / "summary.json").is_file()
 
 
-def simulate_point(spec_json: str) -> tuple[bytes, str]:
-    """Worker side: run one point, return (flows.parquet bytes, summary JSON).
-    Runs in a pool process or on a Dask worker; touches no shared files."""
+def simulate_point(spec_json: str) -> tuple[dict[str, bytes], str]:
+    """Worker side: run one point, return its tables (flows.parquet and the
+    samplers' tables, by file name, as bytes) and its summary JSON. Runs in
+    a pool process or on a Dask worker; touches no shared files."""
     from .simulate import run_to_dir
     from .spec import Spec
 
@@ -66,17 +67,19 @@ def simulate_point(spec_json: str) -> tuple[bytes, str]:
     with tempfile.TemporaryDirectory(prefix="dcsim-point-") as tmp:
         out = Path(tmp) / "out"
         run_to_dir(spec, out, quiet=True)
-        return (out / "flows.parquet").read_bytes(), (out / "summary.json").read_text()
+        tables = {p.name: p.read_bytes() for p in sorted(out.glob("*.parquet"))}
+        return tables, (out / "summary.json").read_text()
 
 
-def _store(out: Path, point: Point, flows: bytes, summary_json: str) -> None:
+def _store(out: Path, point: Point, tables: dict[str, bytes], summary_json: str) -> None:
     """Write a finished point atomically: temp dir, then rename."""
     final = point_dir(out, point.key)
     tmp = make_tmp_dir(final.parent, f".{point.key}.")
     try:
         summary = json.loads(summary_json)
         summary["point"] = {"key": point.key, "params": point.params}
-        (tmp / "flows.parquet").write_bytes(flows)
+        for name, data in tables.items():
+            (tmp / name).write_bytes(data)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if final.exists():  # completed meanwhile by another run of the sweep
             shutil.rmtree(tmp)
@@ -214,8 +217,8 @@ def run_sweep(
 
 def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> None:
     try:
-        flows, summary = fut_result()
-        _store(out, point, flows, summary)
+        tables, summary = fut_result()
+        _store(out, point, tables, summary)
         result.ran.append(point.key)
     except (KeyboardInterrupt, SystemExit):
         raise

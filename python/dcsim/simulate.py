@@ -233,6 +233,8 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         "drops_by_tier": drops_by_tier,
         "drops_by_port": [p for p in ports if p["drops"]],
     }
+    if any(any(row) for row in eng["prio_losses"]["arrivals"]):
+        out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)
     return out
 

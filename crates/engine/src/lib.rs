@@ -25,7 +25,9 @@ pub mod transport;
 pub mod workload;
 
 pub use config::Config;
-pub use metrics::{Conservation, Counters, FlowRecord, FlowSample, PortReport, QueueSample, UnfinishedRecord};
+pub use metrics::{
+    Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample, UnfinishedRecord,
+};
 pub use sim::{Simulation, Status};
 
 /// Parse a resolved configuration from JSON (as the Python layer writes it).

@@ -59,6 +59,35 @@ pub struct FlowSample {
     pub delivered: u64,
 }
 
+/// Packets arriving at, and dropped by, the ports that choose by priority
+/// (pFabric's), by where the port is (`PLACES`) and by the packet's priority
+/// bucket: bucket 0 holds priorities under one 1460-byte packet (ACKs), and
+/// bucket b >= 1 those from 2^(b-1) to 2^b packets (pFabric Fig. 13).
+#[derive(Clone, Debug, Serialize)]
+pub struct PrioLosses {
+    pub places: [&'static str; 3],
+    pub arrivals: Vec<Vec<u64>>,
+    pub drops: Vec<Vec<u64>>,
+}
+
+/// Where a port is: a host's NIC (the first hop), a switch port towards a
+/// host (the last hop), or a switch port towards a switch.
+pub const PLACES: [&str; 3] = ["host_nic", "last_hop", "fabric"];
+pub const PRIO_BUCKETS: usize = 40;
+
+impl Default for PrioLosses {
+    fn default() -> Self {
+        PrioLosses { places: PLACES, arrivals: vec![vec![0; PRIO_BUCKETS]; 3], drops: vec![vec![0; PRIO_BUCKETS]; 3] }
+    }
+}
+
+impl PrioLosses {
+    pub fn bucket(prio: u64) -> usize {
+        let pkts = prio / 1460;
+        ((64 - pkts.leading_zeros()) as usize).min(PRIO_BUCKETS - 1)
+    }
+}
+
 /// Whole-run counters. Conservation: `host_tx = delivered + dropped +
 /// queued + in_flight`, in packets and in bytes (see `Simulation::conservation`).
 #[derive(Clone, Copy, Debug, Default, Serialize)]

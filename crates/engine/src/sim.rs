@@ -6,7 +6,9 @@ use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::ideal::{Active, Ideal};
 use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
-use crate::metrics::{Conservation, Counters, FlowRecord, FlowSample, PortReport, QueueSample, UnfinishedRecord};
+use crate::metrics::{
+    Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample, UnfinishedRecord,
+};
 use crate::packet::{Kind, Packet, PacketId, Pool};
 use crate::port::{Hop, Port};
 use crate::queue::Entry;
@@ -144,6 +146,10 @@ pub struct Simulation {
     ideal: Ideal,
     downlink: Vec<u64>,
     done: Vec<Active>,
+    /// Losses by priority at the ports that choose by priority, and where
+    /// each port is (`metrics::PLACES`).
+    prio_losses: PrioLosses,
+    place: Vec<u8>,
     /// The ports the sampler records, and its records.
     sampled: Vec<u32>,
     samples: Vec<QueueSample>,
@@ -183,6 +189,11 @@ impl Simulation {
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
         let cfg_conns = cfg.transport.connections_per_pair();
         let net_hosts = net.hosts;
+        let place: Vec<u8> = net
+            .links
+            .iter()
+            .map(|l| if net.is_host(l.node) { 0 } else if net.is_host(l.peer) { 1 } else { 2 })
+            .collect();
         let mut downlink = vec![0; net.hosts as usize];
         for (p, l) in ports.iter().zip(&net.links) {
             if net.is_host(l.peer) {
@@ -239,6 +250,8 @@ impl Simulation {
             ideal: Ideal::new(net_hosts),
             downlink,
             done: Vec::new(),
+            prio_losses: PrioLosses::default(),
+            place,
             sampled,
             samples: Vec::new(),
             flow_samples: Vec::new(),
@@ -495,23 +508,36 @@ impl Simulation {
             return;
         }
         self.catch_up(port, now);
+        let entry = Entry::of(hop, self.pool.get(hop.id));
+        let place = self.place[port as usize] as usize;
+        self.prio_losses.arrivals[place][PrioLosses::bucket(entry.prio)] += 1;
         let p = &mut self.ports[port as usize];
         if p.busy_until <= now && p.is_empty() {
             self.transmit_at(port, hop, now, false);
             return;
         }
-        match p.enqueue(Entry::of(hop, self.pool.get(hop.id))) {
-            Err(_) => return self.drop_packet(hop.id),
+        match p.enqueue(entry) {
+            Err(_) => {
+                self.prio_losses.drops[place][PrioLosses::bucket(entry.prio)] += 1;
+                return self.drop_packet(hop.id);
+            }
             Ok((mark, evicted)) => {
                 if mark {
                     p.mark(self.pool.get_mut(hop.id));
                 }
                 if let Some(victim) = evicted {
+                    let prio = self.pool.get(victim.id).prio;
+                    self.prio_losses.drops[place][PrioLosses::bucket(prio)] += 1;
                     self.drop_packet(victim.id);
                 }
             }
         }
         self.ensure_wake(port);
+    }
+
+    /// Losses by priority at the ports that choose by priority.
+    pub fn prio_losses(&self) -> &PrioLosses {
+        &self.prio_losses
     }
 
     /// General path: make the departures of port `port` that were due by

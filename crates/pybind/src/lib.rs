@@ -95,14 +95,15 @@ impl Sim {
         let cons = s.conservation();
         let ports: Vec<_> = s.port_reports();
         format!(
-            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{}}}",
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{}}}",
             status_name(s.status()),
             s.now(),
             s.active_flows(),
             to_json(&s.final_counters()),
             to_json(&cons),
             cons.holds(),
-            to_json(&ports)
+            to_json(&ports),
+            to_json(s.prio_losses())
         )
     }
 

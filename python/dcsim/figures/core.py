@@ -167,15 +167,15 @@ class Figure:
         return self.quick if mode == "quick" else self.full
 
 
-REGISTRY: dict[str, Figure] = {}
+REGISTRY: dict[str, Any] = {}  # Figure, or single.RunFigure
 
 
-def register(fig: Figure) -> Figure:
+def register(fig):
     REGISTRY[fig.name] = fig
     return fig
 
 
-def get(name: str) -> Figure:
+def get(name: str):
     if name not in REGISTRY:
         raise SpecError(f"unknown figure {name!r} (see `dcsim list figures`: {', '.join(REGISTRY)})")
     return REGISTRY[name]
@@ -363,7 +363,7 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
     for p in paper:
         lo, hi = p["paper_range"]
         ref = p.get("relative_to")
-        values = sorted((float(k), v) for k, v in p["ours"].items())
+        values = sorted((float(k) if k != "" else 0.0, v) for k, v in p["ours"].items())
         if ref is not None:
             rng = f"{p['series']} vs {ref}: " + _pct_range(-math.inf if lo is None else lo, math.inf if hi is None else hi)
             ours = ", ".join(f"{x:g}: {100 * v:+.1f}%" for x, v in values)
@@ -371,7 +371,7 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
             rng = " and ".join(x for x in (None if lo is None else f">= {lo:g}", None if hi is None else f"<= {hi:g}")
                                if x) or "any"
             rng = f"{p['series']} {rng}"
-            ours = ", ".join(f"{x:g}: {v:.2f}" for x, v in values)
+            ours = ", ".join(f"{x:g}: {v:.3g}" if "" not in p["ours"] else f"{v:.3g}" for x, v in values)
         out.append([p["where"], f"{p['facet']} / {p['panel']}", rng, ours or "-", p["verdict"]])
     return out
 
@@ -383,6 +383,8 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
 
     fig = get(name)
     out = Path(out)
+    if hasattr(fig, "reproduce"):  # a figure of one run (single.py)
+        return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet)
     result = run_sweep(fig.sweep(mode), out, jobs=jobs, scheduler=scheduler, quiet=quiet)
     table = compute(fig, out)
     table.to_csv(out / f"{fig.name}.csv", index=False)

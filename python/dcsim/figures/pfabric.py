@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .core import Figure, Mode, Panel, PaperBound, register
+from .single import RunFigure, Statement, fig5a_draw, fig5a_stats, fig13_draw, fig13_stats
 
 PANELS = (
     Panel("all_mean", "all flows: average (Fig. 7)", "all", "mean"),
@@ -407,4 +408,51 @@ register(Figure(
         "leaves the deadline queue and competes by remaining size, as the ns-2 code demotes it; flows are not "
         "stopped at their deadline, and a late flow counts as a miss."
     ),
+))
+
+
+register(RunFigure(
+    name="pfabric-fig5a",
+    title="pFabric Fig. 5(a): five 20 MB flows to one host, per-flow throughput",
+    source="pFabric (SIGCOMM'13) §5.3, Fig. 5(a)",
+    description=(
+        "Five flows of 20 MB from five random hosts to one host start together; their throughput every 100 us. "
+        "pFabric serves them one after another (the one that gets ahead keeps the best priority)."
+    ),
+    base={**BASE, "scheme": {"name": "pfabric"},
+          "workload": {"matrix": "incast", "dst": 0, "senders": 5, "flow_bytes": 20_000_000},
+          "run": {"fct_at": "sender", "sample_us": 100, "sample_flows": True, "sample_queues": "none"}},
+    quick={},
+    full={},
+    stats=fig5a_stats,
+    draw=fig5a_draw,
+    paper=(
+        Statement("§5.3, Fig. 5(a)", "excess_over_best_us", low=0, high=300,
+                  claim="the last flow completes ~80.15 ms after the start, only ~150 us after the best possible"),
+        Statement("§5.3, Fig. 5(a)", "median_share_of_the_busiest_flow", low=0.9, high=1.0,
+                  claim="the flows are served one by one: one flow grabs all the bottleneck's bandwidth"),
+    ),
+    notes="The best possible here is 100 MB of payload plus headers at 10 Gb/s (82.2 ms), not the paper's 80 ms.",
+))
+
+register(RunFigure(
+    name="pfabric-fig13",
+    title="pFabric Fig. 13: loss rate by priority number at the first and last hop (web search, 80% load)",
+    source="pFabric (SIGCOMM'13) §5.4.3, Fig. 13",
+    description=(
+        "pFabric, web search at 80% load: packets dropped over packets arriving, at the source NICs and at the "
+        "destinations' access links, by the packet's priority number (its flow's remaining size, in packets)."
+    ),
+    base={**BASE, "workload": {**BASE["workload"], "cdf": WS, "load": 0.8}},
+    quick={"workload.flows": 2500, **SCRIPT_SCHEMES["pfabric"]},
+    full={"workload.flows": 100_000, **SCRIPT_SCHEMES["pfabric"]},
+    stats=fig13_stats,
+    draw=fig13_draw,
+    paper=(
+        Statement("§5.4.3, Fig. 13", "last_hop_share_of_drops_from_2048_pkts", low=0.9, high=1.0,
+                  claim="almost all losses are of flows larger than 3000 packets (last hop)"),
+        Statement("§5.4.3, Fig. 13", "host_nic_share_of_drops_from_2048_pkts", low=0.9, high=1.0,
+                  claim="almost all losses are of flows larger than 3000 packets (first hop)"),
+    ),
+    notes="Priorities are bucketed by powers of two of packets; 2048 is the bucket edge closest below 3000.",
 ))
