@@ -5,6 +5,7 @@ import pytest
 
 from conftest import run_checked
 from test_schemes import ports_after, spec_of
+from dcsim.spec.experiment import engine_config as build_config
 
 
 def test_pias_demotes_a_long_flow_below_a_new_short_one(write_trace):
@@ -96,3 +97,35 @@ def test_l2dct_lets_a_young_flow_take_more_than_dctcp_does(write_trace):
         df = run_checked(spec_of(trace, {"name": name})).set_index("flow_id")
         young[name] = df.fct_s[1]
     assert young["l2dct"] < 0.9 * young["dctcp"]
+
+
+def test_dynamic_thresholds_keep_room_for_the_top_queue(write_trace):
+    # PIAS without ECN, 2 queues, 100 KB ports: two 5 MB flows fill the
+    # port to host 0 from the low queue; a 50 KB flow joining later finds
+    # the shared buffer full and times out again and again (first come,
+    # first served, ns-2's prio.cc). With dynamic thresholds (alpha = 1,
+    # the testbed switch's dynamic buffer management) the low queue stops
+    # at half the buffer and the short flow runs as if alone.
+    trace = write_trace([(0, 1, 0, 5_000_000), (0, 3, 0, 5_000_000), (0.002, 2, 0, 50_000)])
+    scheme = {"name": "pias", "queues": 2, "thresholds": [100_000], "ecn": False, "queue_bytes": 100_000}
+    fcfs = run_checked(spec_of(trace, scheme)).set_index("flow_id").loc[2]
+    dt = run_checked(spec_of(trace, {**scheme, "buffer_alpha": 1.0})).set_index("flow_id").loc[2]
+    assert fcfs.timeouts >= 2 and fcfs.slowdown > 20
+    assert dt.timeouts == 0 and dt.retransmits == 0 and dt.slowdown < 1.02
+    # alpha goes to the engine as an exact fraction
+    port = build_config(spec_of(trace, {**scheme, "buffer_alpha": 1 / 3}))["port"]["switch"]["discipline"]
+    assert port["dt_alpha"] == [1, 3]
+
+
+def test_pias_thresholds_of_another_workload(write_trace):
+    # Fig. 12: web search traffic with the thresholds of data mining
+    from dcsim.thresholds import paper
+
+    trace = write_trace([(0, 1, 0, 10_000)])
+    spec = spec_of(trace, {"name": "pias", "threshold_cdf": "data_mining", "thresholds": "paper"})
+    spec.workload.cdf, spec.workload.load = "web_search", 0.8
+    assert build_config(spec)["transport"]["prio_thresholds"] == list(paper("data_mining", 0.8).thresholds)
+    # the testbed's timers: RFC 6298 above a 10 ms floor, no probe mode
+    t = build_config(spec_of(trace, {"name": "pias", "thresholds": [], "queues": 1, "rto_us": 10_000,
+                                     "fixed_rto": False, "probe_after": None}))["transport"]
+    assert t["fixed_rto"] is False and t["probe_after"] is None and t["min_rto_ps"] == 10_000_000_000

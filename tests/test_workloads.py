@@ -128,3 +128,54 @@ def test_heterogeneous_matrix_pias_fig19():
     assert wire / span / (144 * 10e9) == pytest.approx(0.5, rel=0.1)
     with pytest.raises(ValueError, match="needs workload.reverse_cdf"):
         Spec.model_validate({"workload": {"matrix": "heterogeneous"}})
+
+
+def _query_spec(flows=300, load=0.5, **queries):
+    return Spec.model_validate({
+        "topology": {"kind": "star", "hosts": 16, "rate_gbps": 1.0, "link_delay_us": 33.75},
+        "scheme": {"name": "dctcp", "init_cwnd_pkts": 10},
+        "workload": {"matrix": "many_to_one", "dst": 0, "load": load, "flows": flows,
+                     "queries": {"per_s": 20, **queries}},
+        "run": {"fct_at": "receiver"}})
+
+
+def test_queries_on_top_of_the_background_pias_figs_8_9():
+    # PIAS §V-B: every query asks the 15 other hosts for 1 KB at once, at a
+    # fixed 20 per second; the background flows are the ones the spec
+    # would start without queries, in the same order
+    from dcsim.metrics import query_times
+    from dcsim.simulate import generated_flows
+    from dcsim.spec.experiment import query_ids
+
+    spec = _query_spec()
+    plain = spec.model_copy(update={"workload": spec.workload.model_copy(update={"queries": None})})
+    bg, flows = generated_flows(plain), generated_flows(spec)
+    ids = query_ids(spec)
+    assert len(ids) == len(flows) and (ids == -1).sum() == len(bg)
+    assert flows[ids == -1].reset_index(drop=True).equals(bg)
+    q = flows[ids >= 0].assign(query=ids[ids >= 0])
+    n = q["query"].max() + 1
+    assert n == int(bg.start_s.max() * 20)  # as many as fit before the last background flow
+    assert (q.groupby("query").size() == 15).all() and (q.dst == 0).all() and (q.size_bytes == 1024).all()
+    assert q.groupby("query").start_s.first().to_numpy() == pytest.approx(np.arange(1, n + 1) / 20)
+    assert sorted(q[q["query"] == 0].src) == list(range(1, 16))
+    # merged by time
+    assert flows.start_s.is_monotonic_increasing
+    # an answer set on an idle network: 15 answers of 1,064 B on the wire
+    # queue at the client's link: 2 link delays and 16 serializations
+    idle = _query_spec(flows=1, load=0.01, count=1, per_s=1e4)
+    qt = query_times(dcsim.run(idle), idle)
+    assert len(qt) == 1 and qt.answers.iloc[0] == 15
+    assert qt.qct_s.iloc[0] == pytest.approx(2 * 33.75e-6 + 16 * 1064 * 8 / 1e9, rel=1e-6)
+
+
+def test_poisson_queries_are_deterministic_and_checked():
+    from dcsim.spec.experiment import query_ids
+
+    a, b = _query_spec(spacing="poisson"), _query_spec(spacing="poisson")
+    assert (query_ids(a) == query_ids(b)).all()
+    with pytest.raises(ValueError, match="on top of a generated workload"):
+        Spec.model_validate({"workload": {"matrix": "trace", "trace": "x.txt", "queries": {}}})
+    with pytest.raises(SpecError, match="workload.dst"):
+        dcsim.run(Spec.model_validate({"topology": {"kind": "star", "hosts": 4},
+                                       "workload": {"dst": 9, "queries": {}}}))

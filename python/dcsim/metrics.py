@@ -16,7 +16,7 @@ import pandas as pd
 
 from .bins import PAPER_BINS, check, labels
 
-__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "SUMMARY_PERCENTILES"]
+__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "SUMMARY_PERCENTILES"]
 
 #: The percentiles `dcsim run` and `dcsim show` report.
 SUMMARY_PERCENTILES: tuple[float, ...] = (50, 99, 99.9)
@@ -50,6 +50,25 @@ def slowdown_by_size(
             row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else math.nan
         rows.append(row)
     return pd.DataFrame(rows).set_index("bin")
+
+
+def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
+    """One row per query of the spec's `workload.queries`: its start, the
+    finish of its last answer and the query completion time (QCT; NaN if
+    an answer did not finish), and its answers (PIAS §V-B, Figs. 8-9)."""
+    from .spec.experiment import query_ids
+
+    ids = query_ids(spec)
+    if ids is None:
+        raise ValueError("query_times: the spec has no workload.queries")
+    q = ids[flows.flow_id.to_numpy()]
+    f = flows.assign(query=q)[q >= 0]
+    g = f.groupby("query")
+    out = pd.DataFrame({"start_s": g.start_s.min(), "finish_s": g.finish_s.max(), "answers": g.size(),
+                        "unfinished": g.finish_s.apply(lambda s: int(s.isna().sum()))})
+    out.loc[out.unfinished > 0, "finish_s"] = math.nan
+    out["qct_s"] = out.finish_s - out.start_s
+    return out
 
 
 def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,

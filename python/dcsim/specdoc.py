@@ -135,7 +135,19 @@ def markdown() -> str:
                 out += [f"### {key} = \"{tag}\"", "", _doc(model), "", *_table(model, skip=key), ""]
         else:
             out += [_doc(models), "", *_table(models), ""]
+            for name, sub in _sub_tables(models):
+                out += [f"### [{section}.{name}]", "", _doc(sub), "", *_table(sub), ""]
     return "\n".join(out)
+
+
+def _sub_tables(model: type[Model]) -> list[tuple[str, type[Model]]]:
+    """Fields of `model` that are tables of their own (`[workload.queries]`)."""
+    out = []
+    for name, info in fields(model):
+        for t in (info.annotation, *typing.get_args(info.annotation)):
+            if isinstance(t, type) and issubclass(t, Model):
+                out.append((name, t))
+    return out
 
 
 def schema() -> str:

@@ -240,3 +240,47 @@ def load_trace(path_str: str, hosts: int, base: Path | None = None,
         raise SpecError(f"{path}: the first line declares {declared} flows but the file has {len(flows)}")
     flows.sort(key=lambda f: f[0])
     return flows if limit is None else flows[:limit]
+
+
+#: The seed stream of Poisson query times (apart from the engine's streams).
+QUERY_STREAM = 0x7175657279
+
+
+def with_queries(config: dict, queries, client: int, hosts: int, seed: int) -> tuple[dict, "np.ndarray"]:
+    """A generated workload with partition-aggregate queries on top (PIAS
+    §V-B): the engine's flows of `config` (a resolved engine configuration
+    whose workload is generated), merged by start time with every query's
+    answers from all hosts but `client` (a background flow first on a tie,
+    a query's answers in host order). Returns the engine's trace workload
+    and, per flow id, the query it answers (-1: a background flow)."""
+    import json
+
+    import numpy as np
+
+    from ._core import sample_flows
+
+    bg = sample_flows(json.dumps(config))
+    t_bg = np.asarray(bg["start_ps"], dtype=np.int64)
+    gap = 1e12 / queries.per_s
+    start = config["workload"]["start_ps"]
+    horizon = int(t_bg[-1]) if len(t_bg) else start
+    n = queries.count if queries.count is not None else max(int((horizon - start) // gap), 1)
+    if queries.spacing == "fixed":
+        t_q = start + np.round(gap * np.arange(1, n + 1)).astype(np.int64)
+    else:
+        draws = n if queries.count is not None else 2 * n + 16
+        t_q = start + np.round(np.cumsum(np.random.default_rng([seed, QUERY_STREAM]).exponential(gap, draws)))
+        t_q = t_q.astype(np.int64)
+        if queries.count is None:
+            t_q = t_q[t_q <= horizon] if (t_q <= horizon).any() else t_q[:1]
+    servers = np.array([h for h in range(hosts) if h != client], dtype=np.int64)
+    k = len(servers)
+    start_ps = np.concatenate([t_bg, np.repeat(t_q, k)])
+    src = np.concatenate([np.asarray(bg["src"], dtype=np.int64), np.tile(servers, len(t_q))])
+    dst = np.concatenate([np.asarray(bg["dst"], dtype=np.int64), np.full(len(t_q) * k, client, dtype=np.int64)])
+    size = np.concatenate([np.asarray(bg["size_bytes"], dtype=np.int64),
+                           np.full(len(t_q) * k, queries.response_bytes, dtype=np.int64)])
+    query = np.concatenate([np.full(len(t_bg), -1, dtype=np.int64), np.repeat(np.arange(len(t_q)), k)])
+    order = np.lexsort((query >= 0, start_ps))  # by time, background first; stable otherwise
+    flows = np.stack([start_ps, src, dst, size], axis=1)[order].tolist()
+    return {"kind": "trace", "flows": flows}, query[order]

@@ -163,6 +163,11 @@ pub enum Discipline {
         reserved_bytes: u64,
         #[serde(default)]
         ecn_per_port: bool,
+        /// Dynamic thresholds (Choudhury-Hahne, as Broadcom's dynamic
+        /// buffer management): a queue may take from the shared part at
+        /// most alpha times what is free of it; alpha as `[num, den]`.
+        #[serde(default)]
+        dt_alpha: Option<[u32; 2]>,
     },
 }
 

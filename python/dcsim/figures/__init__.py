@@ -23,6 +23,7 @@ from .core import (
 )
 from . import pfabric  # noqa: F401  (registers the pFabric figures)
 from . import pias  # noqa: F401  (registers the PIAS figures)
+from . import pias_testbed  # noqa: F401  (the PIAS testbed figures, on a model of the testbed)
 from . import model  # noqa: F401  (figures of a model: pFabric Fig. 22)
 
 __all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",

@@ -76,9 +76,33 @@ def _deadlines_met(flows, summary) -> float:
     return float(100.0 * (d.finish_s <= d.deadline_s).mean())
 
 
+def _qcts_us(flows, summary):
+    """Query completion times of the run's `workload.queries`, us (finished
+    queries; PIAS Figs. 8-9)."""
+    from ..metrics import query_times
+    from ..spec import spec_from_dict
+
+    q = query_times(flows, spec_from_dict(summary["spec"]))
+    return q.qct_s.dropna().to_numpy() * 1e6
+
+
+def _qct_mean_us(flows, summary) -> float:
+    """Mean query completion time, us."""
+    q = _qcts_us(flows, summary)
+    return float(q.mean()) if len(q) else math.nan
+
+
+def _qct_p99_us(flows, summary) -> float:
+    """99th percentile of the query completion time, us."""
+    import numpy as np
+
+    q = _qcts_us(flows, summary)
+    return float(np.percentile(q, 99)) if len(q) else math.nan
+
+
 #: Statistics of a run other than the slowdown by size bin.
 STATS = {"loss_rate": _loss_rate, "request_ms": _request_ms, "flow_fct_ms": _flow_fct_ms,
-         "deadlines_met": _deadlines_met}
+         "deadlines_met": _deadlines_met, "qct_mean_us": _qct_mean_us, "qct_p99_us": _qct_p99_us}
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,7 @@ def engine_config(spec: Spec) -> dict:
     hosts = topo.host_count()
     transport, port = spec.scheme.engine(spec)
     w = spec.workload
-    if w.matrix in ("many_to_one", "incast") and w.dst >= hosts:
+    if (w.matrix in ("many_to_one", "incast") or w.queries is not None) and w.dst >= hosts:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
         workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows)}
@@ -260,7 +260,7 @@ def engine_config(spec: Spec) -> dict:
                 "mean_ps": w.deadline_mean_us * 1e6, "below_bytes": w.deadline_below_bytes,
                 "min_factor": w.deadline_min_factor},
         }
-    return {
+    config = {
         "seed": spec.seed,
         "topology": topo.engine(),
         "routing": {"load_balancing": spec.routing.load_balancing},
@@ -276,6 +276,23 @@ def engine_config(spec: Spec) -> dict:
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
             "flows": spec.run.sample_flows},
     }
+    if w.queries is not None:
+        from ..workloads import with_queries
+
+        config["workload"], _ = with_queries(config, w.queries, w.dst, hosts, spec.seed)
+    return config
+
+
+def query_ids(spec: Spec):
+    """Per flow id, the query of `workload.queries` the flow answers (-1: a
+    background flow); None without queries."""
+    from ..workloads import with_queries
+
+    w = spec.workload
+    if w.queries is None:
+        return None
+    plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None})})
+    return with_queries(engine_config(plain), w.queries, w.dst, plain.topology.host_count(), spec.seed)[1]
 
 
 def pick_hosts(hosts: int, dst: int, n: int, seed: int) -> list[int]:

@@ -12,6 +12,23 @@ from .base import Model, field
 DEFAULT_FLOWS = 10_000
 
 
+class Queries(Model):
+    """Partition-aggregate queries on top of a generated workload (PIAS
+    §V-B, Figs. 8-9: memcached). Every query asks all other hosts at once;
+    each answers `response_bytes` to the client (`workload.dst`), and the
+    query completes when the last answer is in. A query's flows start
+    together (the request's own way to the servers is not simulated)."""
+
+    per_s: float = field(20.0, "queries per second", source="PIAS ToN'17 §V-B (20 and 40 qps)", gt=0)
+    response_bytes: int = field(1024, "bytes of each server's answer (a 1 KB memcached value)",
+                                source="PIAS ToN'17 §V-B", gt=0)
+    spacing: Literal["fixed", "poisson"] = field(
+        "fixed", "fixed: one query every 1/per_s; poisson: exponential gaps of that mean",
+        source="PIAS testbed scripts (memcached_dynamic_flow.py: fixed spacing)")
+    count: Optional[int] = field(None, "queries to issue (default: as many as fit before the last background "
+                                       "flow starts)", gt=0)
+
+
 class Workload(Model):
     """Which flows arrive. Generated workloads draw sizes from a CDF and
     arrivals from a Poisson process whose rate gives the offered `load`, as
@@ -62,6 +79,9 @@ class Workload(Model):
         "(default: all); summary.json's flows_total says how many ran",
         source="pFabric ns-2 scripts: 100,000 flows per point", gt=0)
     start_us: float = field(0.0, "time of the first possible arrival, us", ge=0)
+    queries: Optional[Queries] = field(
+        None, "partition-aggregate queries to `dst` from every other host, on top of the generated flows "
+        "(`[workload.queries]`; query completion times: dcsim.metrics.query_times)", source="PIAS ToN'17 §V-B")
 
     @model_validator(mode="after")
     def _trace_needs_file(self):
@@ -69,6 +89,8 @@ class Workload(Model):
             raise ValueError("matrix = 'trace' needs workload.trace = PATH")
         if self.matrix == "heterogeneous" and not self.reverse_cdf:
             raise ValueError("matrix = 'heterogeneous' needs workload.reverse_cdf (a shipped workload or a file)")
+        if self.queries is not None and self.matrix in ("trace", "incast"):
+            raise ValueError(f"workload.queries go on top of a generated workload, not matrix = '{self.matrix}'")
         if self.matrix == "incast" and (self.request_bytes is None) == (self.flow_bytes is None):
             raise ValueError("matrix = 'incast' needs exactly one of request_bytes and flow_bytes")
         return self

@@ -78,12 +78,15 @@ impl Queue {
             Discipline::Pfabric { starvation_prevention, .. } => {
                 Queue::PFabricEdf(pfabric::TwoClasses::new(starvation_prevention))
             }
-            Discipline::Prio { queues, reserved_bytes, ecn_per_port } => Queue::Prio(prio::PrioQueues::new(
-                queues as usize,
-                cfg.limit_bytes.unwrap_or(u64::MAX / 2),
-                reserved_bytes,
-                if ecn_per_port { prio::EcnScope::Port } else { prio::EcnScope::Queue },
-            )),
+            Discipline::Prio { queues, reserved_bytes, ecn_per_port, dt_alpha } => Queue::Prio(
+                prio::PrioQueues::new(
+                    queues as usize,
+                    cfg.limit_bytes.unwrap_or(u64::MAX / 2),
+                    reserved_bytes,
+                    if ecn_per_port { prio::EcnScope::Port } else { prio::EcnScope::Queue },
+                )
+                .with_dynamic_threshold(dt_alpha),
+            ),
         }
     }
 

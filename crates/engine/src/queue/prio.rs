@@ -16,6 +16,13 @@
 //! arrival is counted: an ECT packet is marked when the bytes queued,
 //! itself included, exceed the threshold; and the arrival is dropped when
 //! it does not fit, whatever its priority (no push-out).
+//!
+//! With dynamic thresholds (Choudhury and Hahne's rule, which Broadcom's
+//! "dynamic buffer management" implements, as on the PIAS testbed's
+//! switch, ToN'17 §V-A), a queue may take from the shared part at most
+//! alpha times what is free of it before the arrival; a queue alone thus
+//! settles at alpha / (1 + alpha) of the shared buffer and leaves the rest
+//! to the others, where first come, first served lets one queue take all.
 
 use super::Admit;
 use crate::port::Hop;
@@ -40,6 +47,8 @@ pub struct PrioQueues {
     shared_used: u64,
     shared_cap: u64,
     scope: EcnScope,
+    /// Dynamic thresholds: alpha as (numerator, denominator).
+    dt_alpha: Option<(u64, u64)>,
 }
 
 /// Bytes of a queue holding `bytes` that come out of the shared part.
@@ -62,7 +71,18 @@ impl PrioQueues {
             shared_used: 0,
             shared_cap: limit - own,
             scope,
+            dt_alpha: None,
         }
+    }
+
+    /// Dynamic thresholds with alpha = `[num, den]` (none: first come,
+    /// first served).
+    pub fn with_dynamic_threshold(mut self, alpha: Option<[u32; 2]>) -> PrioQueues {
+        self.dt_alpha = alpha.map(|[n, d]| {
+            assert!(d > 0, "alpha's denominator must be positive");
+            (n as u64, d as u64)
+        });
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -92,6 +112,14 @@ impl PrioQueues {
         let more = beyond(self.bytes[q] + size, self.reserved) - beyond(self.bytes[q], self.reserved);
         if self.shared_used + more > self.shared_cap {
             return (Admit::Dropped, false);
+        }
+        if let Some((num, den)) = self.dt_alpha {
+            // the queue's take of the shared part, the arrival included,
+            // against alpha x the free shared part before it
+            let take = beyond(self.bytes[q] + size, self.reserved);
+            if more > 0 && take as u128 * den as u128 > num as u128 * (self.shared_cap - self.shared_used) as u128 {
+                return (Admit::Dropped, false);
+            }
         }
         let seen = size
             + match self.scope {
@@ -158,6 +186,23 @@ mod tests {
         assert_eq!(q.shared_used(), 3000);
         assert_eq!(q.offer(hop(8), 3, 0, u64::MAX).0, Admit::Dropped);
         assert_eq!(q.offer(hop(9), 0, 0, u64::MAX).0, Admit::Queued);
+    }
+
+    #[test]
+    fn dynamic_thresholds_keep_room_for_other_queues() {
+        // 12 packets shared, alpha = 1/2: a queue alone stops at 1/3 of the
+        // buffer (4 packets: a 5th would take 5 > 1/2 x 8 free before it)
+        let mut q = PrioQueues::new(2, 18_000, 0, EcnScope::Queue).with_dynamic_threshold(Some([1, 2]));
+        let admitted = (0..12).filter(|&id| q.offer(hop(id), 1, 0, u64::MAX).0 == Admit::Queued).count();
+        assert_eq!(admitted, 4);
+        // the other queue still gets in, up to half of what is then free
+        let high = (20..32).filter(|&id| q.offer(hop(id), 0, 0, u64::MAX).0 == Admit::Queued).count();
+        assert_eq!(high, 3); // a 4th would take 4 > 1/2 x 5 free before it
+        // first come, first served lets the low queue take everything
+        let mut fcfs = PrioQueues::new(2, 18_000, 0, EcnScope::Queue);
+        let all = (0..12).filter(|&id| fcfs.offer(hop(id), 1, 0, u64::MAX).0 == Admit::Queued).count();
+        assert_eq!(all, 12);
+        assert_eq!(fcfs.offer(hop(99), 0, 0, u64::MAX).0, Admit::Dropped);
     }
 
     #[test]

@@ -4,7 +4,7 @@ queues of commodity switches, and DCTCP."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from ..base import field
 from .prio_queues import resolve_thresholds, strict_priority_port
@@ -41,15 +41,25 @@ class PiasScheme(TcpFamily):
     threshold_load_factor: float = field(
         1.0, "the thresholds are chosen for the load times this (the scripts' oversubscribed runs: 2.75, the core "
         "load of an edge load on 12 x 12 hosts at 3:1)", source=PIAS, gt=0)
+    threshold_cdf: Optional[str] = field(
+        None, "the flow sizes the thresholds are chosen for: the workload's (default), or another shipped workload "
+        "or file (Fig. 12: thresholds derived for data mining on web search traffic)", source="PIAS ToN'17 §V-B")
     ecn: bool = field(True, "ECN marking and DCTCP's reaction (off: PIAS without ECN, Fig. 12)", source=PIAS)
     queue_bytes: int = field(360_000, "buffer of every port, shared by its queues, bytes (240 x 1500)",
                              source=PIAS, gt=0)
+    buffer_alpha: Optional[float] = field(
+        None, "dynamic thresholds: a queue may take at most this times the free buffer (Broadcom's dynamic buffer "
+        "management, the testbed's switch); none: one pool, first come first served (ns-2's prio.cc)",
+        source="PIAS ToN'17 §V-A", gt=0)
     ecn_threshold_bytes: int = field(97_500, "mark ECT packets when the port holds more than this, bytes "
                                              "(65 x 1500)", source=PIAS, ge=0)
     g: float = field(1 / 16, "DCTCP's gain", source=PIAS, gt=0, le=1)
     rto_us: float = field(2000, "the fixed retransmission timeout, us (the scripts' MinTCP agent: no RTT "
-                                "estimate, no backoff)", source=PIAS, gt=0)
-    probe_after: int = field(5, "timeouts in a row before probe mode", source=PIAS, ge=1)
+                                "estimate, no backoff); with fixed_rto = false, the timeout's floor", source=PIAS, gt=0)
+    fixed_rto: bool = field(True, "every timeout is rto_us (MinTCP); false: RFC 6298 with rto_us as its floor and "
+                                  "backoff, as Linux with RTO_min (the testbed, §V-A: 10 ms)", source=PIAS)
+    probe_after: Optional[int] = field(5, "timeouts in a row before probe mode (MinTCP); none: no probe mode",
+                                       source=PIAS, ge=1)
     init_cwnd_pkts: float = field(70, "window at every flow start, packets (about one BDP)", source=PIAS, ge=1)
     max_cwnd_pkts: Union[float, Literal["auto", "unlimited"]] = field(
         239, "window cap, packets (the scripts: the queue in packets, less one)", source=PIAS)
@@ -58,11 +68,11 @@ class PiasScheme(TcpFamily):
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pias",
-                                factor=self.threshold_load_factor)
+                                factor=self.threshold_load_factor, cdf_name=self.threshold_cdf)
         transport = self.tcp_engine(spec.routing, min_rto_us=self.rto_us, init_rto_us=None, ecn=self.ecn,
-                                    fixed_rto=True, probe_after=self.probe_after,
+                                    fixed_rto=self.fixed_rto, probe_after=self.probe_after,
                                     cc={"kind": "dctcp", "g": self.g}, prio="bytes_sent", prio_thresholds=ts)
         port = strict_priority_port(self.queues, self.queue_bytes, 0, self.ecn_threshold_bytes if self.ecn else None,
-                                    per_port=True)
+                                    per_port=True, dt_alpha=self.buffer_alpha)
         host = dict(port, limit_bytes=self.resolved_host_queue())
         return transport, {"host": host, "switch": port}

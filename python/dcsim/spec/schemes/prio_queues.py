@@ -3,6 +3,7 @@ switches: a few strict-priority queues, flows assigned by their size."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from ...errors import SpecError
@@ -16,16 +17,24 @@ SEC6 = "pFabric §6.2"
 
 
 def strict_priority_port(queues: int, limit: Optional[int], reserved: int, ecn_threshold: Optional[int],
-                         per_port: bool) -> dict:
-    """The engine's port configuration of K strict-priority queues."""
-    return {"discipline": {"kind": "prio", "queues": queues, "reserved_bytes": reserved, "ecn_per_port": per_port},
+                         per_port: bool, dt_alpha: Optional[float] = None) -> dict:
+    """The engine's port configuration of K strict-priority queues (with
+    dynamic thresholds when `dt_alpha` is given)."""
+    alpha = None
+    if dt_alpha is not None:
+        f = Fraction(dt_alpha).limit_denominator(1000)
+        alpha = [f.numerator, f.denominator]
+    return {"discipline": {"kind": "prio", "queues": queues, "reserved_bytes": reserved, "ecn_per_port": per_port,
+                           "dt_alpha": alpha},
             "limit_bytes": limit, "ecn_threshold_bytes": ecn_threshold}
 
 
 def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
-                       load: Union[float, str], optimizer: str, factor: float = 1.0) -> list[int]:
+                       load: Union[float, str], optimizer: str, factor: float = 1.0,
+                       cdf_name: Optional[str] = None) -> list[int]:
     """K-1 thresholds in bytes from a list or a method name, for the spec's
-    workload (a shipped name or CDF file) and load (times `factor`)."""
+    workload (a shipped name or CDF file; or `cdf_name`) and load (times
+    `factor`)."""
     from ...thresholds import thresholds
     from ...workloads import load_cdf
 
@@ -37,9 +46,10 @@ def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
             raise SpecError(f"scheme.thresholds: '{given}' needs a workload.cdf; give the thresholds as a list")
         at = (w.load if load == "workload" else float(load)) * factor
         method = {"equal_split": "equal-split", "paper": "paper"}.get(given, optimizer)
-        cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
+        name = cdf_name or w.cdf
+        cdf = load_cdf(name, unit=w.cdf_unit_bytes)
         try:
-            ts = list(thresholds(method, w.cdf, cdf, at, queues, w.size_quantum_bytes).thresholds)
+            ts = list(thresholds(method, name, cdf, at, queues, w.size_quantum_bytes).thresholds)
         except SpecError as e:
             raise SpecError(f"scheme.thresholds = '{given}': {e}; give the thresholds as a list or another method")
     if len(ts) != queues - 1:
