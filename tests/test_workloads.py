@@ -179,3 +179,48 @@ def test_poisson_queries_are_deterministic_and_checked():
     with pytest.raises(SpecError, match="workload.dst"):
         dcsim.run(Spec.model_validate({"topology": {"kind": "star", "hosts": 4},
                                        "workload": {"dst": 9, "queries": {}}}))
+
+
+def _bulk_spec(flows=2, **pings):
+    return Spec.model_validate({
+        "topology": {"kind": "star", "hosts": 3, "rate_gbps": 10.0, "link_delay_us": 33.75},
+        "scheme": {"name": "pias", "queues": 2, "thresholds": [100_000], "ecn": False, "max_cwnd_pkts": 100,
+                   "host_queue_bytes": "unlimited"},
+        "workload": {"matrix": "bulk", "src": 1, "dst": 2, "flows": flows, "flow_bytes": 10**10,
+                     "pings": {"src": 1, "dst": 0, "per_s": 1000, **pings}},
+        "run": {"stop_time_s": 0.02, "fct_at": "sender"}})
+
+
+def test_bulk_flows_and_pings_pias_fig10():
+    # PIAS Fig. 10: long-lived flows from host 1 to 2, a ping from host 1
+    # to 0 every ms until the stop time; a ping's RTT is its FCT
+    from dcsim.metrics import ping_times
+    from dcsim.simulate import generated_flows
+    from dcsim.spec.experiment import ping_ids
+
+    spec = _bulk_spec()
+    flows, ids = generated_flows(spec), ping_ids(spec)
+    bulk, pings = flows[ids == -1], flows[ids >= 0]
+    assert len(bulk) == 2 and (bulk.src == 1).all() and (bulk.dst == 2).all() and (bulk.start_s == 0).all()
+    assert len(pings) == 19 and (pings.dst == 0).all() and (pings.size_bytes == 64).all()
+    assert pings.start_s.to_numpy() == pytest.approx(np.arange(1, 20) / 1000)  # before the stop
+    df = dcsim.run(spec)
+    rtt = ping_times(df, spec).rtt_s
+    # in the top queue at the sender's NIC a ping waits at most for the one
+    # packet in service: 4 link delays, the ping's and its ACK's two
+    # serializations each, plus less than one 1,500 B packet time
+    idle = 4 * 33.75e-6 + 2 * (104 + 40) * 8 / 10e9
+    assert len(rtt) == 19 and (rtt >= idle - 1e-12).all() and (rtt < idle + 1500 * 8 / 10e9).all()
+    # with one queue the pings wait behind the flows' windows in the NIC
+    one = spec.model_copy(update={"scheme": spec.scheme.model_copy(update={"queues": 1, "thresholds": []})})
+    slow = ping_times(dcsim.run(one), one).rtt_s
+    assert slow.iloc[-5:].mean() > idle + 100e-6
+
+
+def test_bulk_and_pings_are_checked():
+    with pytest.raises(ValueError, match="needs workload.flow_bytes"):
+        Spec.model_validate({"workload": {"matrix": "bulk"}})
+    with pytest.raises(ValueError, match="src and dst are the same host"):
+        Spec.model_validate({"workload": {"pings": {"src": 2, "dst": 2}}})
+    with pytest.raises(SpecError, match="workload.pings.dst: 7"):
+        dcsim.run(_bulk_spec(dst=7))

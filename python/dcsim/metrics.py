@@ -16,7 +16,7 @@ import pandas as pd
 
 from .bins import PAPER_BINS, check, labels
 
-__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "SUMMARY_PERCENTILES"]
+__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "ping_times", "SUMMARY_PERCENTILES"]
 
 #: The percentiles `dcsim run` and `dcsim show` report.
 SUMMARY_PERCENTILES: tuple[float, ...] = (50, 99, 99.9)
@@ -69,6 +69,19 @@ def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     out.loc[out.unfinished > 0, "finish_s"] = math.nan
     out["qct_s"] = out.finish_s - out.start_s
     return out
+
+
+def ping_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
+    """One row per ping of the spec's `workload.pings`: its start and its
+    round-trip time (the ping flow's FCT; NaN if it did not finish)."""
+    from .spec.experiment import ping_ids
+
+    ids = ping_ids(spec)
+    if ids is None:
+        raise ValueError("ping_times: the spec has no workload.pings")
+    p = ids[flows.flow_id.to_numpy()]
+    f = flows.assign(ping=p)[p >= 0].set_index("ping").sort_index()
+    return pd.DataFrame({"start_s": f.start_s, "rtt_s": f.fct_s})
 
 
 def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,

@@ -82,27 +82,42 @@ def _qcts_us(flows, summary):
     from ..metrics import query_times
     from ..spec import spec_from_dict
 
-    q = query_times(flows, spec_from_dict(summary["spec"]))
-    return q.qct_s.dropna().to_numpy() * 1e6
+    return query_times(flows, spec_from_dict(summary["spec"])).qct_s.dropna().to_numpy() * 1e6
 
 
-def _qct_mean_us(flows, summary) -> float:
-    """Mean query completion time, us."""
-    q = _qcts_us(flows, summary)
-    return float(q.mean()) if len(q) else math.nan
+def _rtts_us(flows, summary):
+    """Round-trip times of the run's `workload.pings`, us (PIAS Fig. 10)."""
+    from ..metrics import ping_times
+    from ..spec import spec_from_dict
+
+    return ping_times(flows, spec_from_dict(summary["spec"])).rtt_s.dropna().to_numpy() * 1e6
 
 
-def _qct_p99_us(flows, summary) -> float:
-    """99th percentile of the query completion time, us."""
-    import numpy as np
+def _mean_and_p99(values):
+    """Two statistics of a run from its per-item values (us): the mean and
+    the 99th percentile (NaN if there are none)."""
 
-    q = _qcts_us(flows, summary)
-    return float(np.percentile(q, 99)) if len(q) else math.nan
+    def mean(flows, summary) -> float:
+        v = values(flows, summary)
+        return float(v.mean()) if len(v) else math.nan
+
+    def p99(flows, summary) -> float:
+        import numpy as np
+
+        v = values(flows, summary)
+        return float(np.percentile(v, 99)) if len(v) else math.nan
+
+    return mean, p99
+
+
+_qct_mean_us, _qct_p99_us = _mean_and_p99(_qcts_us)
+_ping_mean_us, _ping_p99_us = _mean_and_p99(_rtts_us)
 
 
 #: Statistics of a run other than the slowdown by size bin.
 STATS = {"loss_rate": _loss_rate, "request_ms": _request_ms, "flow_fct_ms": _flow_fct_ms,
-         "deadlines_met": _deadlines_met, "qct_mean_us": _qct_mean_us, "qct_p99_us": _qct_p99_us}
+         "deadlines_met": _deadlines_met, "qct_mean_us": _qct_mean_us, "qct_p99_us": _qct_p99_us,
+         "ping_mean_us": _ping_mean_us, "ping_p99_us": _ping_p99_us}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 from pydantic import Field, ValidationError
 
 from ..errors import SpecError
@@ -214,10 +215,17 @@ def engine_config(spec: Spec) -> dict:
     hosts = topo.host_count()
     transport, port = spec.scheme.engine(spec)
     w = spec.workload
-    if (w.matrix in ("many_to_one", "incast") or w.queries is not None) and w.dst >= hosts:
+    if (w.matrix in ("many_to_one", "incast", "bulk") or w.queries is not None) and w.dst >= hosts:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
+    for name, h in (("workload.src", w.src if w.matrix == "bulk" else None),
+                    ("workload.pings.src", w.pings and w.pings.src), ("workload.pings.dst", w.pings and w.pings.dst)):
+        if h is not None and h >= hosts:
+            raise SpecError(f"{name}: {h} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
         workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows)}
+    elif w.matrix == "bulk":
+        start = ps(w.start_us)
+        workload = {"kind": "trace", "flows": [(start, w.src, w.dst, w.flow_bytes)] * w.generated_flows()}
     elif w.matrix == "incast":
         if w.senders >= hosts:
             raise SpecError(f"workload.senders: {w.senders} senders need more than {hosts} hosts")
@@ -276,23 +284,44 @@ def engine_config(spec: Spec) -> dict:
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
             "flows": spec.run.sample_flows},
     }
-    if w.queries is not None:
-        from ..workloads import with_queries
+    if w.queries is not None or w.pings is not None:
+        from ..workloads import with_extras
 
-        config["workload"], _ = with_queries(config, w.queries, w.dst, hosts, spec.seed)
+        config["workload"], _, _ = with_extras(config, spec)
     return config
 
 
-def query_ids(spec: Spec):
-    """Per flow id, the query of `workload.queries` the flow answers (-1: a
-    background flow); None without queries."""
-    from ..workloads import with_queries
+def extra_flows(spec: Spec):
+    """Per flow id of the run: what it is (0: a flow of the workload, 1: an
+    answer to a query, 2: a ping) and the number of its query or ping
+    (-1 for the workload's own flows); None without queries or pings."""
+    from ..workloads import with_extras
 
     w = spec.workload
-    if w.queries is None:
+    if w.queries is None and w.pings is None:
         return None
-    plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None})})
-    return with_queries(engine_config(plain), w.queries, w.dst, plain.topology.host_count(), spec.seed)[1]
+    plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None, "pings": None})})
+    return with_extras(engine_config(plain), spec)[1:]
+
+
+def query_ids(spec: Spec):
+    """Per flow id, the query of `workload.queries` the flow answers (-1:
+    any other flow); None without queries."""
+    kinds = extra_flows(spec)
+    if spec.workload.queries is None or kinds is None:
+        return None
+    kind, group = kinds
+    return np.where(kind == 1, group, -1)
+
+
+def ping_ids(spec: Spec):
+    """Per flow id, the ping of `workload.pings` it is (-1: any other flow);
+    None without pings."""
+    kinds = extra_flows(spec)
+    if spec.workload.pings is None or kinds is None:
+        return None
+    kind, group = kinds
+    return np.where(kind == 2, group, -1)
 
 
 def pick_hosts(hosts: int, dst: int, n: int, seed: int) -> list[int]:

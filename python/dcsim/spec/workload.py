@@ -29,6 +29,19 @@ class Queries(Model):
                                        "flow starts)", gt=0)
 
 
+class Pings(Model):
+    """Pings on top of the workload (PIAS §V-B, Fig. 10: ping under load):
+    one small flow from `src` to `dst` every 1/per_s; its FCT at the
+    sender (`run.fct_at = "sender"`) is the ping's round-trip time."""
+
+    per_s: float = field(1000.0, "pings per second", gt=0)
+    src: int = field(1, "the pinging host", ge=0)
+    dst: int = field(0, "the pinged host", ge=0)
+    bytes: int = field(64, "bytes of a ping (an ICMP echo with its default payload)", gt=0)
+    count: Optional[int] = field(None, "pings to send (default: as many as fit before run.stop_time_s, or "
+                                       "before the last other flow starts)", gt=0)
+
+
 class Workload(Model):
     """Which flows arrive. Generated workloads draw sizes from a CDF and
     arrivals from a Poisson process whose rate gives the offered `load`, as
@@ -45,22 +58,26 @@ class Workload(Model):
                         source="pFabric §5.2 (loads 0.1-0.8)", gt=0, lt=1)
     load_basis: Literal["host", "core"] = field(
         "host", "host: of all host links (pFabric, PIAS); core: of the leaves' uplinks (BFC §6.2)")
-    matrix: Literal["all_to_all", "many_to_one", "trace", "incast", "heterogeneous"] = field(
+    matrix: Literal["all_to_all", "many_to_one", "trace", "incast", "heterogeneous", "bulk"] = field(
         "all_to_all", "all_to_all: uniform random source and destination; many_to_one: every flow to `dst`; "
         "trace: the flows of `trace`; incast: requests striped over `senders` hosts towards `dst`, each starting "
         "when the last finished; heterogeneous: flows from host i to j have `cdf` sizes when i < j and "
-        "`reverse_cdf` sizes when i > j, every ordered pair carrying the same bytes (PIAS Fig. 19)",
-        source="pFabric §5.2, §5.3; PIAS §V-C")
+        "`reverse_cdf` sizes when i > j, every ordered pair carrying the same bytes (PIAS Fig. 19); bulk: "
+        "`flows` flows of `flow_bytes` from `src` to `dst`, all at start_us (long-lived flows: end the run with "
+        "run.stop_time_s; PIAS Fig. 10)",
+        source="pFabric §5.2, §5.3; PIAS §V-B, §V-C")
     reverse_cdf: Optional[str] = field(
         None, "heterogeneous: the sizes of flows from host i to j with i > j, a shipped workload or a file "
         "(PIAS Fig. 19: data_mining, with web_search as cdf)", source="PIAS §V-C")
-    dst: int = field(0, "destination host of many_to_one and incast", ge=0)
+    dst: int = field(0, "destination host of many_to_one, incast and bulk, and the client of queries", ge=0)
+    src: int = field(1, "source host of bulk", ge=0)
     senders: int = field(8, "incast: sending hosts (chosen at random, other than dst, from the seed)", ge=1)
     request_bytes: Optional[int] = field(
         None, "incast: bytes of a request, striped over the senders (Fig. 6: 100 MB)", source="pFabric §5.3",
         gt=0)
     flow_bytes: Optional[int] = field(
-        None, "incast: bytes each sender sends per request (instead of request_bytes; Fig. 5: 20 MB)",
+        None, "incast: bytes each sender sends per request (instead of request_bytes; Fig. 5: 20 MB); bulk: "
+        "bytes of each flow",
         source="pFabric §5.3", gt=0)
     requests: int = field(1, "incast: requests, one after another (Fig. 6: 10,000)", source="pFabric §5.3", ge=1)
     deadline_mean_us: Optional[float] = field(
@@ -82,6 +99,9 @@ class Workload(Model):
     queries: Optional[Queries] = field(
         None, "partition-aggregate queries to `dst` from every other host, on top of the generated flows "
         "(`[workload.queries]`; query completion times: dcsim.metrics.query_times)", source="PIAS ToN'17 §V-B")
+    pings: Optional[Pings] = field(
+        None, "pings from one host to another on top of the flows (`[workload.pings]`; round-trip times: "
+        "dcsim.metrics.ping_times)", source="PIAS ToN'17 §V-B (Fig. 10)")
 
     @model_validator(mode="after")
     def _trace_needs_file(self):
@@ -89,8 +109,16 @@ class Workload(Model):
             raise ValueError("matrix = 'trace' needs workload.trace = PATH")
         if self.matrix == "heterogeneous" and not self.reverse_cdf:
             raise ValueError("matrix = 'heterogeneous' needs workload.reverse_cdf (a shipped workload or a file)")
-        if self.queries is not None and self.matrix in ("trace", "incast"):
+        if self.queries is not None and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.queries go on top of a generated workload, not matrix = '{self.matrix}'")
+        if self.pings is not None and self.matrix == "incast":
+            raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
+        if self.pings is not None and self.pings.src == self.pings.dst:
+            raise ValueError(f"workload.pings: src and dst are the same host ({self.pings.src})")
+        if self.matrix == "bulk" and self.flow_bytes is None:
+            raise ValueError("matrix = 'bulk' needs workload.flow_bytes (the size of each flow)")
+        if self.matrix == "bulk" and self.src == self.dst:
+            raise ValueError(f"matrix = 'bulk': src and dst are the same host ({self.src})")
         if self.matrix == "incast" and (self.request_bytes is None) == (self.flow_bytes is None):
             raise ValueError("matrix = 'incast' needs exactly one of request_bytes and flow_bytes")
         return self
