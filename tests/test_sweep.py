@@ -157,8 +157,11 @@ def _flows_bytes(out):
 def test_interrupted_sweep_resumes_to_the_same_results(tmp_path, how):
     sweep_file = _slow_sweep(tmp_path)
     out = tmp_path / "out"
+    # SIGINT as a terminal leaves it, even when the tests themselves run in
+    # the background (where a shell starts them with SIGINT ignored)
     proc = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(sweep_file), "--out", str(out), "-j", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_points(out, 2, proc)
     if how == "sigkill":
         os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, at once
