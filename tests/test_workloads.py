@@ -164,9 +164,13 @@ def test_queries_on_top_of_the_background_pias_figs_8_9():
     # an answer set on an idle network: 15 answers of 1,064 B on the wire
     # queue at the client's link: 2 link delays and 16 serializations
     idle = _query_spec(flows=1, load=0.01, count=1, per_s=1e4)
-    qt = query_times(dcsim.run(idle), idle)
+    df = dcsim.run(idle)
+    qt = query_times(df, idle)
     assert len(qt) == 1 and qt.answers.iloc[0] == 15
     assert qt.qct_s.iloc[0] == pytest.approx(2 * 33.75e-6 + 16 * 1064 * 8 / 1e9, rel=1e-6)
+    # the run's summary has them too (`dcsim run` prints them)
+    q = df.attrs["summary"]["stats"]["queries"]
+    assert q["count"] == 1 and q["unfinished"] == 0 and q["mean_us"] == pytest.approx(qt.qct_s.iloc[0] * 1e6)
 
 
 def test_poisson_queries_are_deterministic_and_checked():
@@ -211,6 +215,8 @@ def test_bulk_flows_and_pings_pias_fig10():
     # serializations each, plus less than one 1,500 B packet time
     idle = 4 * 33.75e-6 + 2 * (104 + 40) * 8 / 10e9
     assert len(rtt) == 19 and (rtt >= idle - 1e-12).all() and (rtt < idle + 1500 * 8 / 10e9).all()
+    p = df.attrs["summary"]["stats"]["pings"]
+    assert p["count"] == 19 and p["unfinished"] == 0 and p["p99_us"] == pytest.approx(np.percentile(rtt, 99) * 1e6)
     # with one queue the pings wait behind the flows' windows in the NIC
     one = spec.model_copy(update={"scheme": spec.scheme.model_copy(update={"queues": 1, "thresholds": []})})
     slow = ping_times(dcsim.run(one), one).rtt_s
@@ -224,3 +230,16 @@ def test_bulk_and_pings_are_checked():
         Spec.model_validate({"workload": {"pings": {"src": 2, "dst": 2}}})
     with pytest.raises(SpecError, match="workload.pings.dst: 7"):
         dcsim.run(_bulk_spec(dst=7))
+
+
+def test_query_statistics_when_results_stream_to_disk(tmp_path):
+    # `dcsim run` streams flows to Parquet and keeps only what the
+    # statistics need: with queries, their times too
+    import json
+
+    from dcsim.simulate import run_to_dir
+
+    spec = _query_spec(flows=50, count=5)
+    run_to_dir(spec, tmp_path / "out", quiet=True)
+    q = json.loads((tmp_path / "out" / "summary.json").read_text())["stats"]["queries"]
+    assert q["count"] == 5 and q["unfinished"] == 0 and q["mean_us"] > 2 * 33.75 + 16 * 1064 * 8 / 1e3

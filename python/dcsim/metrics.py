@@ -97,12 +97,35 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
         "unfinished_flows": "excluded from the statistics; counted per bin",
         "by_size": [{k: _num(v) for k, v in row.items()} for row in table.reset_index().to_dict("records")],
     }
+    if summary is not None and "flow_id" in flows:
+        out.update(_extras(flows, summary, percentiles))
     if summary is not None:
         c = summary["counters"]
         data = max(c["data_pkts"], 1)
         out["drops"] = {"packets": c["dropped_pkts"], "of_data_packets": c["dropped_pkts"] / data}
         out["timeouts"] = c["timeouts"]
         out["retransmitted_packets"] = c["retransmitted_pkts"]
+    return out
+
+
+def _extras(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float]) -> dict:
+    """Query completion and ping round-trip times (us) of a run whose spec
+    has `workload.queries` or `workload.pings`."""
+    from .spec import spec_from_dict
+
+    spec = spec_from_dict(summary["spec"])
+    out = {}
+    for key, on, table, column in (("queries", spec.workload.queries, query_times, "qct_s"),
+                                   ("pings", spec.workload.pings, ping_times, "rtt_s")):
+        if on is None:
+            continue
+        t = table(flows, spec)[column]
+        v = t.dropna().to_numpy() * 1e6
+        row = {"count": int(len(t)), "unfinished": int(t.isna().sum()),
+               "mean_us": float(v.mean()) if len(v) else None}
+        for p in percentiles:
+            row[f"p{p:g}_us"] = float(np.percentile(v, p)) if len(v) else None
+        out[key] = row
     return out
 
 

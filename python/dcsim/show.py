@@ -48,11 +48,18 @@ def headline(summary: dict) -> str:
 
 
 def footer(stats: dict) -> str:
-    if "drops" not in stats:
-        return ""
-    d = stats["drops"]
-    return (f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
-            f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
+    lines = []
+    for key, what in (("queries", "query completion time"), ("pings", "ping round-trip time")):
+        if key in stats:
+            q = stats[key]
+            pcts = " ".join(f"{k.removesuffix('_us')} {_f(v)}" for k, v in q.items() if k.startswith("p"))
+            lines.append(f"{key} {q['count']:,}" + (f" ({q['unfinished']:,} unfinished)" if q["unfinished"] else "")
+                         + f" · {what} (us): mean {_f(q['mean_us'])} {pcts}")
+    if "drops" in stats:
+        d = stats["drops"]
+        lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
+                     f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
+    return "\n".join(lines)
 
 
 def render(title: str, headers: Row, rows: list[Row], note: str = "", out: Optional[TextIO] = None,

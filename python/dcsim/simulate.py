@@ -178,19 +178,23 @@ def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataF
 
 
 class _Stats:
-    """Collects the two columns the run's statistics need while the flow
-    table streams to disk (16 bytes a flow)."""
+    """Collects the columns the run's statistics need while the flow table
+    streams to disk: size and slowdown (16 bytes a flow), and with queries
+    or pings also the times their statistics need."""
 
-    def __init__(self):
+    def __init__(self, spec: Spec):
+        w = spec.workload
+        extra = ["flow_id", "start_s", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None else []
+        self.columns = ["size_bytes", "slowdown", *extra]
         self.parts: list[pd.DataFrame] = []
 
     def add(self, df: pd.DataFrame) -> pd.DataFrame:
-        self.parts.append(df[["size_bytes", "slowdown"]])
+        self.parts.append(df[self.columns])
         return df
 
     def frame(self) -> pd.DataFrame:
         if not self.parts:
-            return pd.DataFrame({"size_bytes": np.array([], np.int64), "slowdown": np.array([], np.float64)})
+            return _frame({k: [] for k in _ENGINE_COLS})[self.columns]
         return pd.concat(self.parts, ignore_index=True)
 
 
@@ -324,7 +328,7 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
         raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
     try:
         schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
-        stats = _Stats()
+        stats = _Stats(spec)
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
             for df in _batches(sim, quiet, sw.write if sw.on else None):
