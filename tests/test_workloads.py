@@ -241,5 +241,53 @@ def test_query_statistics_when_results_stream_to_disk(tmp_path):
 
     spec = _query_spec(flows=50, count=5)
     run_to_dir(spec, tmp_path / "out", quiet=True)
-    q = json.loads((tmp_path / "out" / "summary.json").read_text())["stats"]["queries"]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    q = summary["stats"]["queries"]
     assert q["count"] == 5 and q["unfinished"] == 0 and q["mean_us"] >= 2 * 33.75 + 16 * 1064 * 8 / 1e3 - 1e-6
+    # `dcsim show --bins` rebins the slowdown and keeps them
+    from dcsim.show import stats_of
+
+    rebinned = stats_of(tmp_path / "out", summary, [0, 10_000, float("inf")])
+    assert rebinned["queries"] == q and len(rebinned["by_size"]) == 3
+
+
+def test_extra_flows_are_checked_and_bounded(tmp_path):
+    from dcsim.simulate import generated_flows
+    from dcsim.spec.experiment import ping_ids, query_ids
+
+    # queries end at the client, pings at the sender; no deadlines with them
+    with pytest.raises(SpecError, match='run.fct_at = "receiver"'):
+        dcsim.run(_query_spec().model_copy(update={"run": Spec().run.model_copy(update={"fct_at": "sender"})}))
+    with pytest.raises(SpecError, match='run.fct_at = "sender"'):
+        dcsim.run(_bulk_spec().model_copy(update={"run": Spec().run.model_copy(update={"fct_at": "receiver"})}))
+    with pytest.raises(ValueError, match="do not combine with deadlines"):
+        Spec.model_validate({"workload": {"queries": {}, "deadline_mean_us": 100}})
+    # bulk starts one flow unless told otherwise; a ping count is a count
+    one = Spec.model_validate({"workload": {"matrix": "bulk", "flow_bytes": 10**6}})
+    assert len(generated_flows(one)) == 1
+    assert (ping_ids(_bulk_spec(count=7)) >= 0).sum() == 7
+    # by default queries stop with the run as well as with the workload
+    stopped = _query_spec().model_copy(update={"run": _query_spec().run.model_copy(update={"stop_time_s": 1.0})})
+    assert query_ids(stopped).max() + 1 == 19  # at 50 ms, 100 ms, ..., 950 ms
+    # dynamic thresholds too small for a fraction of at most 1000 in the denominator
+    bad = _bulk_spec().model_copy(update={"scheme": _bulk_spec().scheme.model_copy(update={"buffer_alpha": 1e-4})})
+    with pytest.raises(SpecError, match="buffer_alpha"):
+        dcsim.run(bad)
+
+
+def test_threshold_cdf_file_beside_the_spec(tmp_path):
+    # a scheme.threshold_cdf file is read relative to the spec file, and its
+    # content is part of a sweep point's identity
+    from dcsim.spec.experiment import load_spec
+    from dcsim.spec.experiment import engine_config
+    from dcsim.sweep import point_key
+
+    (tmp_path / "sizes.txt").write_text("1000 0\n1000 0.5\n2000000 1\n")
+    (tmp_path / "s.toml").write_text('[scheme]\nname = "pias"\nqueues = 2\nthresholds = "pias"\n'
+                                     'threshold_cdf = "sizes.txt"\n')
+    spec = load_spec(tmp_path / "s.toml")
+    assert spec.scheme.threshold_cdf == str(tmp_path / "sizes.txt")
+    assert engine_config(spec)["transport"]["prio_thresholds"][0] <= 2_000_000
+    key = point_key(spec)
+    (tmp_path / "sizes.txt").write_text("1000 0\n1000 0.9\n2000000 1\n")
+    assert point_key(spec) != key

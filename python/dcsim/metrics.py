@@ -16,7 +16,8 @@ import pandas as pd
 
 from .bins import PAPER_BINS, check, labels
 
-__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "ping_times", "SUMMARY_PERCENTILES"]
+__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "ping_times", "extra_stats",
+           "SUMMARY_PERCENTILES"]
 
 #: The percentiles `dcsim run` and `dcsim show` report.
 SUMMARY_PERCENTILES: tuple[float, ...] = (50, 99, 99.9)
@@ -52,36 +53,61 @@ def slowdown_by_size(
     return pd.DataFrame(rows).set_index("bin")
 
 
+def _extra_flows(flows: pd.DataFrame, spec, kind: int, what: str) -> pd.DataFrame:
+    """The rows of `flows` that are queries' answers or pings (`kind`),
+    with their query or ping number in column `n`."""
+    from .spec.experiment import extra_ids
+
+    ids = extra_ids(spec, kind)
+    if ids is None:
+        raise ValueError(f"the spec has no workload.{what}")
+    n = ids[flows.flow_id.to_numpy()]
+    return flows.assign(n=n)[n >= 0]
+
+
 def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per query of the spec's `workload.queries`: its start, the
     finish of its last answer and the query completion time (QCT; NaN if
     an answer did not finish), and its answers (PIAS §V-B, Figs. 8-9)."""
-    from .spec.experiment import query_ids
+    from .spec.experiment import QUERY
 
-    ids = query_ids(spec)
-    if ids is None:
-        raise ValueError("query_times: the spec has no workload.queries")
-    q = ids[flows.flow_id.to_numpy()]
-    f = flows.assign(query=q)[q >= 0]
-    g = f.groupby("query")
+    g = _extra_flows(flows, spec, QUERY, "queries").groupby("n")
     out = pd.DataFrame({"start_s": g.start_s.min(), "finish_s": g.finish_s.max(), "answers": g.size(),
                         "unfinished": g.finish_s.apply(lambda s: int(s.isna().sum()))})
     out.loc[out.unfinished > 0, "finish_s"] = math.nan
     out["qct_s"] = out.finish_s - out.start_s
-    return out
+    return out.rename_axis("query")
 
 
 def ping_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per ping of the spec's `workload.pings`: its start and its
     round-trip time (the ping flow's FCT; NaN if it did not finish)."""
-    from .spec.experiment import ping_ids
+    from .spec.experiment import PING
 
-    ids = ping_ids(spec)
-    if ids is None:
-        raise ValueError("ping_times: the spec has no workload.pings")
-    p = ids[flows.flow_id.to_numpy()]
-    f = flows.assign(ping=p)[p >= 0].set_index("ping").sort_index()
-    return pd.DataFrame({"start_s": f.start_s, "rtt_s": f.fct_s})
+    f = _extra_flows(flows, spec, PING, "pings").set_index("n").sort_index()
+    return pd.DataFrame({"start_s": f.start_s, "rtt_s": f.fct_s}).rename_axis("ping")
+
+
+def extra_stats(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
+    """Query completion and ping round-trip times (us) of a run whose spec
+    has `workload.queries` or `workload.pings`: count, unfinished, mean and
+    percentiles ({} without them)."""
+    from .spec import spec_from_dict
+
+    spec = spec_from_dict(summary["spec"])
+    out = {}
+    for key, on, table, column in (("queries", spec.workload.queries, query_times, "qct_s"),
+                                   ("pings", spec.workload.pings, ping_times, "rtt_s")):
+        if on is None:
+            continue
+        t = table(flows, spec)[column]
+        v = t.dropna().to_numpy() * 1e6
+        row = {"count": int(len(t)), "unfinished": int(t.isna().sum()),
+               "mean_us": float(v.mean()) if len(v) else None}
+        for p in percentiles:
+            row[f"p{p:g}_us"] = float(np.percentile(v, p)) if len(v) else None
+        out[key] = row
+    return out
 
 
 def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
@@ -98,34 +124,13 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
         "by_size": [{k: _num(v) for k, v in row.items()} for row in table.reset_index().to_dict("records")],
     }
     if summary is not None and "flow_id" in flows:
-        out.update(_extras(flows, summary, percentiles))
+        out.update(extra_stats(flows, summary, percentiles))
     if summary is not None:
         c = summary["counters"]
         data = max(c["data_pkts"], 1)
         out["drops"] = {"packets": c["dropped_pkts"], "of_data_packets": c["dropped_pkts"] / data}
         out["timeouts"] = c["timeouts"]
         out["retransmitted_packets"] = c["retransmitted_pkts"]
-    return out
-
-
-def _extras(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float]) -> dict:
-    """Query completion and ping round-trip times (us) of a run whose spec
-    has `workload.queries` or `workload.pings`."""
-    from .spec import spec_from_dict
-
-    spec = spec_from_dict(summary["spec"])
-    out = {}
-    for key, on, table, column in (("queries", spec.workload.queries, query_times, "qct_s"),
-                                   ("pings", spec.workload.pings, ping_times, "rtt_s")):
-        if on is None:
-            continue
-        t = table(flows, spec)[column]
-        v = t.dropna().to_numpy() * 1e6
-        row = {"count": int(len(t)), "unfinished": int(t.isna().sum()),
-               "mean_us": float(v.mean()) if len(v) else None}
-        for p in percentiles:
-            row[f"p{p:g}_us"] = float(np.percentile(v, p)) if len(v) else None
-        out[key] = row
     return out
 
 

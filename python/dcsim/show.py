@@ -114,7 +114,11 @@ def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> 
     from .metrics import summarize
 
     flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown"])
-    return summarize(flows, summary, bins=bins)
+    stats = summarize(flows, summary, bins=bins)
+    for key in ("queries", "pings"):  # not by size: as the run computed them
+        if key in summary.get("stats", {}):
+            stats[key] = summary["stats"][key]
+    return stats
 
 
 def stats_of(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> dict:

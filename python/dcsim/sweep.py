@@ -78,7 +78,7 @@ def _file_digest(path: Optional[str]) -> Optional[str]:
 # the engine configuration it resolves to), running and summarizing, the
 # bins and the shipped workloads. Figures, plots, the CLI and the runner
 # only arrange and draw results, so editing them keeps finished points.
-RESULT_CODE = ("spec", "data", "simulate.py", "metrics.py", "bins.py", "workloads.py", "__init__.py")
+RESULT_CODE = ("spec", "data", "simulate.py", "metrics.py", "bins.py", "workloads.py", "extras.py", "__init__.py")
 
 
 def result_files() -> list[Path]:
@@ -125,6 +125,8 @@ def point_key(spec: Spec) -> str:
         "version": __version__,
         "code": code_digest(),
     }
+    if getattr(spec.scheme, "threshold_cdf", None):  # PIAS's thresholds of another workload
+        ident["threshold_cdf_file"] = _file_digest(spec.scheme.threshold_cdf)
     blob = json.dumps(ident, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -240,10 +242,11 @@ def _merge(a: dict, b: dict) -> dict:
 
 def _resolve_paths(spec: dict, base: Path) -> None:
     """CDF and trace paths in a spec file are relative to that file."""
-    w = spec.get("workload")
-    if not isinstance(w, dict):
-        return
-    for field in ("cdf", "trace", "reverse_cdf"):
-        v = w.get(field)
+    w, sch = spec.get("workload"), spec.get("scheme")
+    fields = [(w, f) for f in ("cdf", "trace", "reverse_cdf")] if isinstance(w, dict) else []
+    if isinstance(sch, dict):
+        fields.append((sch, "threshold_cdf"))
+    for table, field in fields:
+        v = table.get(field)
         if isinstance(v, str) and v not in SHIPPED and not Path(v).is_absolute() and (base / v).is_file():
-            w[field] = str((base / v).resolve())
+            table[field] = str((base / v).resolve())

@@ -76,48 +76,24 @@ def _deadlines_met(flows, summary) -> float:
     return float(100.0 * (d.finish_s <= d.deadline_s).mean())
 
 
-def _qcts_us(flows, summary):
-    """Query completion times of the run's `workload.queries`, us (finished
-    queries; PIAS Figs. 8-9)."""
-    from ..metrics import query_times
-    from ..spec import spec_from_dict
+def _extra_stat(key: str, stat: str):
+    """A statistic of a run's queries or pings (`key`), us: from its
+    summary, or computed from its flows for a run from before summaries
+    had it."""
 
-    return query_times(flows, spec_from_dict(summary["spec"])).qct_s.dropna().to_numpy() * 1e6
+    def value(flows, summary) -> float:
+        from ..metrics import extra_stats
 
+        s = summary.get("stats", {}).get(key) or extra_stats(flows, summary)[key]
+        return math.nan if s[stat] is None else float(s[stat])
 
-def _rtts_us(flows, summary):
-    """Round-trip times of the run's `workload.pings`, us (PIAS Fig. 10)."""
-    from ..metrics import ping_times
-    from ..spec import spec_from_dict
-
-    return ping_times(flows, spec_from_dict(summary["spec"])).rtt_s.dropna().to_numpy() * 1e6
-
-
-def _mean_and_p99(values):
-    """Two statistics of a run from its per-item values (us): the mean and
-    the 99th percentile (NaN if there are none)."""
-
-    def mean(flows, summary) -> float:
-        v = values(flows, summary)
-        return float(v.mean()) if len(v) else math.nan
-
-    def p99(flows, summary) -> float:
-        import numpy as np
-
-        v = values(flows, summary)
-        return float(np.percentile(v, 99)) if len(v) else math.nan
-
-    return mean, p99
-
-
-_qct_mean_us, _qct_p99_us = _mean_and_p99(_qcts_us)
-_ping_mean_us, _ping_p99_us = _mean_and_p99(_rtts_us)
+    return value
 
 
 #: Statistics of a run other than the slowdown by size bin.
 STATS = {"loss_rate": _loss_rate, "request_ms": _request_ms, "flow_fct_ms": _flow_fct_ms,
-         "deadlines_met": _deadlines_met, "qct_mean_us": _qct_mean_us, "qct_p99_us": _qct_p99_us,
-         "ping_mean_us": _ping_mean_us, "ping_p99_us": _ping_p99_us}
+         "deadlines_met": _deadlines_met, "qct_mean_us": _extra_stat("queries", "mean_us"), "qct_p99_us": _extra_stat("queries", "p99_us"),
+         "ping_mean_us": _extra_stat("pings", "mean_us"), "ping_p99_us": _extra_stat("pings", "p99_us")}
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
-import numpy as np
 from pydantic import Field, ValidationError
 
 from ..errors import SpecError
@@ -200,6 +199,9 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
     if w.reverse_cdf and w.reverse_cdf not in SHIPPED and not Path(w.reverse_cdf).is_absolute() \
             and (base / w.reverse_cdf).is_file():
         spec.workload.reverse_cdf = str(base / w.reverse_cdf)
+    t = getattr(spec.scheme, "threshold_cdf", None)
+    if t and t not in SHIPPED and not Path(t).is_absolute() and (base / t).is_file():
+        spec.scheme.threshold_cdf = str(base / t)
     return spec
 
 
@@ -246,7 +248,7 @@ def engine_config(spec: Spec) -> dict:
         if w.matrix == "heterogeneous":
             # every ordered pair carries the same bytes: a host sends
             # forward (cdf) and backward (reverse_cdf) at the same byte rate
-            back = load_cdf(w.reverse_cdf, unit=w.cdf_unit_bytes)
+            back = load_cdf(w.reverse_cdf, unit=w.cdf_unit_bytes, field="workload.reverse_cdf")
             back_wire = back.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
             per_host = w.load * capacity / hosts / 8
             fwd, rev = per_host / mean_wire, per_host / back_wire
@@ -284,8 +286,12 @@ def engine_config(spec: Spec) -> dict:
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
             "flows": spec.run.sample_flows},
     }
+    if w.queries is not None and spec.run.fct_at != "receiver":
+        raise SpecError("workload.queries: a query completes at the client; set run.fct_at = \"receiver\"")
+    if w.pings is not None and spec.run.fct_at != "sender":
+        raise SpecError("workload.pings: a ping's round trip ends at the sender; set run.fct_at = \"sender\"")
     if w.queries is not None or w.pings is not None:
-        from ..workloads import with_extras
+        from ..extras import with_extras
 
         config["workload"], _, _ = with_extras(config, spec)
     return config
@@ -295,7 +301,7 @@ def extra_flows(spec: Spec):
     """Per flow id of the run: what it is (0: a flow of the workload, 1: an
     answer to a query, 2: a ping) and the number of its query or ping
     (-1 for the workload's own flows); None without queries or pings."""
-    from ..workloads import with_extras
+    from ..extras import with_extras
 
     w = spec.workload
     if w.queries is None and w.pings is None:
@@ -304,24 +310,33 @@ def extra_flows(spec: Spec):
     return with_extras(engine_config(plain), spec)[1:]
 
 
-def query_ids(spec: Spec):
-    """Per flow id, the query of `workload.queries` the flow answers (-1:
-    any other flow); None without queries."""
-    kinds = extra_flows(spec)
-    if spec.workload.queries is None or kinds is None:
+QUERY, PING = 1, 2  # the kinds of extra flows (extra_flows)
+
+
+def extra_ids(spec: Spec, kind: int):
+    """Per flow id, the number of the query (`kind = QUERY`) the flow
+    answers or of the ping (`PING`) it is, -1 for any other flow; None if
+    the spec has none of that kind."""
+    import numpy as np
+
+    on = spec.workload.queries if kind == QUERY else spec.workload.pings
+    kinds = extra_flows(spec) if on is not None else None
+    if kinds is None:
         return None
-    kind, group = kinds
-    return np.where(kind == 1, group, -1)
+    k, group = kinds
+    return np.where(k == kind, group, -1)
+
+
+def query_ids(spec: Spec):
+    """Per flow id, the query of `workload.queries` it answers (-1: any
+    other flow); None without queries."""
+    return extra_ids(spec, QUERY)
 
 
 def ping_ids(spec: Spec):
-    """Per flow id, the ping of `workload.pings` it is (-1: any other flow);
-    None without pings."""
-    kinds = extra_flows(spec)
-    if spec.workload.pings is None or kinds is None:
-        return None
-    kind, group = kinds
-    return np.where(kind == 2, group, -1)
+    """Per flow id, the ping of `workload.pings` it is (-1: any other
+    flow); None without pings."""
+    return extra_ids(spec, PING)
 
 
 def pick_hosts(hosts: int, dst: int, n: int, seed: int) -> list[int]:

@@ -16,8 +16,10 @@ class Queries(Model):
     """Partition-aggregate queries on top of a generated workload (PIAS
     §V-B, Figs. 8-9: memcached). Every query asks all other hosts at once;
     each answers `response_bytes` to the client (`workload.dst`), and the
-    query completes when the last answer is in. A query's flows start
-    together (the request's own way to the servers is not simulated)."""
+    query completes when the last answer is in, at the client (so queries
+    need run.fct_at = "receiver"). A query's flows start together (the
+    request's own way to the servers is not simulated). The answers are
+    flows of the run like any other (they count in the slowdown table)."""
 
     per_s: float = field(20.0, "queries per second", source="PIAS ToN'17 §V-B (20 and 40 qps)", gt=0)
     response_bytes: int = field(1024, "bytes of each server's answer (a 1 KB memcached value)",
@@ -25,14 +27,16 @@ class Queries(Model):
     spacing: Literal["fixed", "poisson"] = field(
         "fixed", "fixed: one query every 1/per_s; poisson: exponential gaps of that mean",
         source="PIAS testbed scripts (memcached_dynamic_flow.py: fixed spacing)")
-    count: Optional[int] = field(None, "queries to issue (default: as many as fit before the last background "
-                                       "flow starts)", gt=0)
+    count: Optional[int] = field(None, "queries to issue (default: as many as start before the last background "
+                                       "flow starts and before run.stop_time_s)", gt=0)
 
 
 class Pings(Model):
     """Pings on top of the workload (PIAS §V-B, Fig. 10: ping under load):
     one small flow from `src` to `dst` every 1/per_s; its FCT at the
-    sender (`run.fct_at = "sender"`) is the ping's round-trip time."""
+    sender is the ping's round-trip time (so pings need run.fct_at =
+    "sender"). Pings are flows of the run like any other (they count in
+    the slowdown table)."""
 
     per_s: float = field(1000.0, "pings per second", gt=0)
     src: int = field(1, "the pinging host", ge=0)
@@ -63,8 +67,8 @@ class Workload(Model):
         "trace: the flows of `trace`; incast: requests striped over `senders` hosts towards `dst`, each starting "
         "when the last finished; heterogeneous: flows from host i to j have `cdf` sizes when i < j and "
         "`reverse_cdf` sizes when i > j, every ordered pair carrying the same bytes (PIAS Fig. 19); bulk: "
-        "`flows` flows of `flow_bytes` from `src` to `dst`, all at start_us (long-lived flows: end the run with "
-        "run.stop_time_s; PIAS Fig. 10)",
+        "`flows` flows (default 1) of `flow_bytes` from `src` to `dst`, all at start_us (long-lived flows: end the "
+        "run with run.stop_time_s; PIAS Fig. 10)",
         source="pFabric §5.2, §5.3; PIAS §V-B, §V-C")
     reverse_cdf: Optional[str] = field(
         None, "heterogeneous: the sizes of flows from host i to j with i > j, a shipped workload or a file "
@@ -111,6 +115,8 @@ class Workload(Model):
             raise ValueError("matrix = 'heterogeneous' needs workload.reverse_cdf (a shipped workload or a file)")
         if self.queries is not None and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.queries go on top of a generated workload, not matrix = '{self.matrix}'")
+        if (self.queries is not None or self.pings is not None) and self.deadline_mean_us is not None:
+            raise ValueError("workload.queries and workload.pings do not combine with deadlines (deadline_mean_us)")
         if self.pings is not None and self.matrix == "incast":
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
         if self.pings is not None and self.pings.src == self.pings.dst:
@@ -130,7 +136,9 @@ class Workload(Model):
         return -(-self.request_bytes // self.senders)
 
     def generated_flows(self) -> int:
-        return DEFAULT_FLOWS if self.flows is None else self.flows
+        if self.flows is not None:
+            return self.flows
+        return 1 if self.matrix == "bulk" else DEFAULT_FLOWS
 
 
 class RunOptions(Model):

@@ -79,7 +79,7 @@ impl PrioQueues {
     /// first served).
     pub fn with_dynamic_threshold(mut self, alpha: Option<[u32; 2]>) -> PrioQueues {
         self.dt_alpha = alpha.map(|[n, d]| {
-            assert!(d > 0, "alpha's denominator must be positive");
+            assert!(n > 0 && d > 0, "alpha must be a positive fraction");
             (n as u64, d as u64)
         });
         self
@@ -203,6 +203,16 @@ mod tests {
         let all = (0..12).filter(|&id| fcfs.offer(hop(id), 1, 0, u64::MAX).0 == Admit::Queued).count();
         assert_eq!(all, 12);
         assert_eq!(fcfs.offer(hop(99), 0, 0, u64::MAX).0, Admit::Dropped);
+        // reserves come first and are not subject to the threshold: with 2
+        // packets reserved per queue and 6 shared, alpha = 1/2, a queue
+        // alone holds its 2 and then 2 shared (a 3rd would take 3 > 1/2 x 4)
+        let mut r = PrioQueues::new(2, 15_000, 3000, EcnScope::Queue).with_dynamic_threshold(Some([1, 2]));
+        let low = (0..10).filter(|&id| r.offer(hop(id), 1, 0, u64::MAX).0 == Admit::Queued).count();
+        assert_eq!((low, r.shared_used()), (4, 3000));
+        // the other queue's reserve is still whole
+        assert_eq!(r.offer(hop(20), 0, 0, u64::MAX).0, Admit::Queued);
+        assert_eq!(r.offer(hop(21), 0, 0, u64::MAX).0, Admit::Queued);
+        assert_eq!(r.shared_used(), 3000);
     }
 
     #[test]

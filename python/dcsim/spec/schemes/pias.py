@@ -43,7 +43,8 @@ class PiasScheme(TcpFamily):
         "load of an edge load on 12 x 12 hosts at 3:1)", source=PIAS, gt=0)
     threshold_cdf: Optional[str] = field(
         None, "the flow sizes the thresholds are chosen for: the workload's (default), or another shipped workload "
-        "or file (Fig. 12: thresholds derived for data mining on web search traffic)", source="PIAS ToN'17 §V-B")
+        "or file, in the workload's cdf_unit_bytes (Fig. 12: thresholds derived for data mining on web search "
+        "traffic)", source="PIAS ToN'17 §V-B")
     ecn: bool = field(True, "ECN marking and DCTCP's reaction (off: PIAS without ECN, Fig. 12)", source=PIAS)
     queue_bytes: int = field(360_000, "buffer of every port, shared by its queues, bytes (240 x 1500)",
                              source=PIAS, gt=0)

@@ -23,6 +23,8 @@ def strict_priority_port(queues: int, limit: Optional[int], reserved: int, ecn_t
     alpha = None
     if dt_alpha is not None:
         f = Fraction(dt_alpha).limit_denominator(1000)
+        if not 1 <= f.numerator < 2**32:
+            raise SpecError(f"scheme.buffer_alpha: {dt_alpha:g} is out of range (1/1000 .. 4e9)")
         alpha = [f.numerator, f.denominator]
     return {"discipline": {"kind": "prio", "queues": queues, "reserved_bytes": reserved, "ecn_per_port": per_port,
                            "dt_alpha": alpha},
@@ -47,7 +49,8 @@ def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
         at = (w.load if load == "workload" else float(load)) * factor
         method = {"equal_split": "equal-split", "paper": "paper"}.get(given, optimizer)
         name = cdf_name or w.cdf
-        cdf = load_cdf(name, unit=w.cdf_unit_bytes)
+        # a file of other sizes is in the workload's unit (cdf_unit_bytes)
+        cdf = load_cdf(name, unit=w.cdf_unit_bytes, field="scheme.threshold_cdf" if cdf_name else "workload.cdf")
         try:
             ts = list(thresholds(method, name, cdf, at, queues, w.size_quantum_bytes).thresholds)
         except SpecError as e:
