@@ -129,3 +129,10 @@ def test_pias_thresholds_of_another_workload(write_trace):
     t = build_config(spec_of(trace, {"name": "pias", "thresholds": [], "queues": 1, "rto_us": 10_000,
                                      "fixed_rto": False, "probe_after": None}))["transport"]
     assert t["fixed_rto"] is False and t["probe_after"] is None and t["min_rto_ps"] == 10_000_000_000
+
+
+def test_pias_ecn_per_queue_on_request(write_trace):
+    # §IV-A2: per-port marking by default; per-queue on request
+    trace = write_trace([(0, 1, 0, 10_000)])
+    port = lambda **kw: build_config(spec_of(trace, {"name": "pias", **kw}))["port"]["switch"]["discipline"]
+    assert port()["ecn_per_port"] is True and port(ecn_scope="queue")["ecn_per_port"] is False

@@ -46,6 +46,9 @@ class PiasScheme(TcpFamily):
         "or file, in the workload's cdf_unit_bytes (Fig. 12: thresholds derived for data mining on web search "
         "traffic)", source="PIAS ToN'17 §V-B")
     ecn: bool = field(True, "ECN marking and DCTCP's reaction (off: PIAS without ECN, Fig. 12)", source=PIAS)
+    ecn_scope: Literal["port", "queue"] = field(
+        "port", "what the marking threshold is compared with: the bytes of the whole port (PIAS's choice, for burst "
+        "tolerance) or of the arrival's queue (isolation among queues, more buffer)", source="PIAS ToN'17 §IV-A2")
     queue_bytes: int = field(360_000, "buffer of every port, shared by its queues, bytes (240 x 1500)",
                              source=PIAS, gt=0)
     buffer_alpha: Optional[float] = field(
@@ -74,6 +77,6 @@ class PiasScheme(TcpFamily):
                                     fixed_rto=self.fixed_rto, probe_after=self.probe_after,
                                     cc={"kind": "dctcp", "g": self.g}, prio="bytes_sent", prio_thresholds=ts)
         port = strict_priority_port(self.queues, self.queue_bytes, 0, self.ecn_threshold_bytes if self.ecn else None,
-                                    per_port=True, dt_alpha=self.buffer_alpha)
+                                    per_port=self.ecn_scope == "port", dt_alpha=self.buffer_alpha)
         host = dict(port, limit_bytes=self.resolved_host_queue())
         return transport, {"host": host, "switch": port}
