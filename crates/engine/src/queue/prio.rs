@@ -215,6 +215,69 @@ mod tests {
         assert_eq!(r.shared_used(), 3000);
     }
 
+    /// The port as the module doc describes it, written plainly: per queue
+    /// a FIFO of (id, size); admission from the bytes held.
+    struct Model {
+        queues: Vec<std::collections::VecDeque<(u32, u64)>>,
+        cap: u64,
+        reserved: u64,
+        alpha: Option<(u64, u64)>,
+    }
+
+    impl Model {
+        fn held(&self, q: usize) -> u64 {
+            self.queues[q].iter().map(|x| x.1).sum()
+        }
+        fn shared(&self) -> u64 {
+            (0..self.queues.len()).map(|q| self.held(q).saturating_sub(self.reserved)).sum()
+        }
+        fn offer(&mut self, id: u32, size: u64, q: usize) -> bool {
+            let before = self.held(q).saturating_sub(self.reserved);
+            let after = (self.held(q) + size).saturating_sub(self.reserved);
+            let shared_cap = self.cap - self.reserved * self.queues.len() as u64;
+            let free = shared_cap - self.shared();
+            let fits = after - before <= free;
+            let under = match self.alpha {
+                Some((n, d)) if after > before => after * d <= n * free,
+                _ => true,
+            };
+            if fits && under {
+                self.queues[q].push_back((id, size));
+            }
+            fits && under
+        }
+        fn pop(&mut self) -> Option<u32> {
+            self.queues.iter_mut().find(|x| !x.is_empty()).and_then(|x| x.pop_front()).map(|x| x.0)
+        }
+    }
+
+    #[test]
+    fn random_admission_and_service_match_the_model() {
+        use rand::{Rng, SeedableRng};
+        for seed in 0..40u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let k = rng.gen_range(1..=8usize);
+            let reserved = [0u64, 1500, 3000][rng.gen_range(0..3)];
+            let cap = reserved * k as u64 + rng.gen_range(0..40u64) * 1000;
+            let alpha = [None, Some([1u32, 3]), Some([1, 1]), Some([4, 1])][rng.gen_range(0..4)];
+            let mut port = PrioQueues::new(k, cap, reserved, EcnScope::Port).with_dynamic_threshold(alpha);
+            let mut model =
+                Model { queues: vec![Default::default(); k], cap, reserved, alpha: alpha.map(|[n, d]| (n as u64, d as u64)) };
+            for id in 0..2000u32 {
+                if rng.gen_bool(0.55) {
+                    let (size, prio) = (rng.gen_range(40..=1500u16), rng.gen_range(0..12u64));
+                    let admitted = port.offer(Hop { id, size, dst: 0 }, prio, 0, u64::MAX).0 == Admit::Queued;
+                    assert_eq!(admitted, model.offer(id, size as u64, port.queue_of(prio)), "seed {seed}, packet {id}");
+                } else {
+                    // strict priority, FIFO within a queue
+                    assert_eq!(port.pop().map(|h| h.id), model.pop(), "seed {seed}, step {id}");
+                }
+                assert_eq!(port.shared_used(), model.shared(), "seed {seed}, step {id}");
+                assert!(port.shared_used() <= cap - reserved * k as u64);
+            }
+        }
+    }
+
     #[test]
     fn ecn_per_queue_or_per_port() {
         let mut per_q = PrioQueues::new(2, 1 << 20, 0, EcnScope::Queue);
