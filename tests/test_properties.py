@@ -34,6 +34,7 @@ schemes = st.one_of(
               st.sampled_from([6_000, 36_000]), st.booleans(),
               st.sampled_from(["remaining_size", "flow_size", "bytes_sent"])),
     st.just({"name": "ideal"}),
+    st.just({"name": "ideal_fq"}),
     st.builds(lambda k, ecn, ts, alpha, fixed: {"name": "pias", "queues": k, "ecn": ecn, "thresholds": ts[: k - 1],
                                                 "queue_bytes": 60_000, "ecn_threshold_bytes": 20_000,
                                                 "buffer_alpha": alpha, "fixed_rto": fixed},
@@ -72,13 +73,15 @@ specs = st.builds(
 def test_random_experiments_keep_the_invariants(data):
     # data mining's largest flows are huge: cap sizes by a short stop time
     data["run"]["stop_time_s"] = 0.05
+    if data["scheme"]["name"] == "ideal_fq":
+        data["routing"]["load_balancing"] = "ecmp"  # it follows each flow's ECMP path
     spec = Spec.model_validate(data)
     df = dcsim.run(spec)
     s = df.attrs["summary"]
     assert s["conservation_holds"], s["conservation"]
     c = s["counters"]
     assert c["host_tx_pkts"] == c["data_pkts"] + c["ack_pkts"]
-    if data["scheme"]["name"] == "ideal":
+    if data["scheme"]["name"] in ("ideal", "ideal_fq"):
         assert c["host_tx_pkts"] == 0  # flow level: no packets
     assert s["flows_finished"] + s["unfinished_flows"] == 60
     if s["status"] == "done":

@@ -275,6 +275,19 @@ def test_fifo_fast_path_matches_the_general_path(topology, queue, ecn):
         assert cf["marked_pkts"] > 0
 
 
+
+def _one_bottleneck(tmp_path, sizes: str, rho: float, hosts: int, flows: int, seed: int, scheme: dict,
+                    fct_at: str = "sender", **workload):
+    """Every flow into host 0 of a star at load `rho`, sizes from the CDF
+    text `sizes`: one bottleneck, for queueing theory's single-server
+    results."""
+    cdf = tmp_path / "sizes.txt"
+    cdf.write_text(sizes)
+    return Spec.model_validate({
+        "topology": {"kind": "star", "hosts": hosts}, "scheme": scheme,
+        "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": flows, **workload},
+        "run": {"fct_at": fct_at}, "seed": seed})
+
 @pytest.mark.parametrize("rho", [0.4, 0.7])
 def test_las_on_one_link_is_foreground_background(tmp_path, rho):
     # Least attained service (`las`: pFabric's queue ordered by the bytes a
@@ -286,17 +299,10 @@ def test_las_on_one_link_is_foreground_background(tmp_path, rho):
     # Sizes of 11-60 whole packets; senders dump a flow at once (a window
     # larger than any flow, no timeouts) into a buffer that never fills.
     # A flow's delay beyond its time alone, fct - ideal, is T(x) - x.
-    cdf = tmp_path / "sizes.txt"
-    cdf.write_text("14600 0\n87600 1\n")
-    spec = Spec.model_validate({
-        "topology": {"kind": "star", "hosts": 65},
-        "scheme": {"name": "las", "queue_bytes": 100_000_000, "init_cwnd_pkts": 1000,
-                   "max_cwnd_pkts": "unlimited", "rto_us": 1e6, "probe_mode": False},
-        "workload": {"cdf": str(cdf), "load": rho, "matrix": "many_to_one", "dst": 0, "flows": 30_000,
-                     "size_quantum_bytes": MSS},
-        "seed": 5,
-    })
-    df = run_checked(spec)
+    df = run_checked(_one_bottleneck(
+        tmp_path, "14600 0\n87600 1\n", rho, 65, 30_000, 5,
+        {"name": "las", "queue_bytes": 100_000_000, "init_cwnd_pkts": 1000, "max_cwnd_pkts": "unlimited",
+         "rto_us": 1e6, "probe_mode": False}, size_quantum_bytes=MSS))
     assert df.retransmits.sum() == 0
     tau = (MSS + HDR) * 8 / 10e9
     k = np.arange(11, 61)  # ceil of uniform(10, 60) packets: each equally likely
@@ -315,3 +321,45 @@ def test_las_on_one_link_is_foreground_background(tmp_path, rho):
         want = np.mean([delay(n * tau) for n in range(lo, lo + 10)])
         assert got[sel].mean() == pytest.approx(want, rel=0.12), (lo, got[sel].mean(), want)
     assert got.mean() == pytest.approx(np.mean([delay(x) for x in s]), rel=0.05)
+
+
+@pytest.mark.parametrize("rho", [0.5, 0.8])
+def test_ideal_fq_on_one_link_is_processor_sharing(tmp_path, rho):
+    # `ideal_fq` (max-min fair sharing, BFC's Ideal-FQ) with every flow into
+    # host 0 of a star: the only bottleneck is host 0's link, shared equally
+    # by the flows in progress, so it is M/G/1 under processor sharing:
+    #   E[T(x)] = x / (1 - rho)  for a flow of service time x,
+    # whatever the size distribution. A flow's service time x is its wire
+    # bytes at 10 Gb/s; its FCT adds what the idle network adds (fct - ideal
+    # + x is its time in the shared link).
+    df = run_checked(_one_bottleneck(tmp_path, "10000 0\n1000000 1\n", rho, 33, 40_000, 3, {"name": "ideal_fq"},
+                                     fct_at="receiver"))
+    wire = df.size_bytes + np.ceil(df.size_bytes / MSS) * HDR
+    x = wire * 8 / 10e9
+    t = df.fct_s - df.ideal_fct_s + x
+    assert (t / x).mean() == pytest.approx(1 / (1 - rho), rel=0.06)
+    # the same slowdown for small and large flows (PS favours none)
+    small, large = x < x.median(), x >= x.median()
+    assert (t[small] / x[small]).mean() == pytest.approx((t[large] / x[large]).mean(), rel=0.08)
+    assert t.mean() == pytest.approx(x.mean() / (1 - rho), rel=0.06)
+
+
+def test_ideal_fq_max_min_over_a_fabric(write_trace):
+    # two flows from one host to two hosts under other leaves share the
+    # sender's uplink; a third into one of those receivers from a third
+    # leaf gets half that receiver's link: at 10 Gb/s everywhere every flow
+    # gets 5 Gb/s and the three finish together
+    from dcsim.errors import SpecError
+
+    trace = write_trace([(0.0, 0, 16, 1_000_000), (0.0, 0, 32, 1_000_000), (0.0, 48, 32, 1_000_000)])
+    spec = Spec.model_validate({
+        "topology": {"kind": "leaf_spine", "spine_rate_gbps": 10.0, "host_link_delay_us": 0.0,
+                     "spine_link_delay_us": 0.0},
+        "routing": {"load_balancing": "ecmp"}, "scheme": {"name": "ideal_fq"},
+        "workload": {"matrix": "trace", "trace": trace}, "run": {"fct_at": "receiver"}})
+    df = run_checked(spec).set_index("flow_id")
+    x = (1_000_000 + np.ceil(1_000_000 / MSS) * HDR) * 8 / 10e9
+    service = df.fct_s - df.ideal_fct_s + x
+    assert service.to_numpy() == pytest.approx([2 * x] * 3, rel=1e-6)
+    with pytest.raises(SpecError, match="ecmp"):
+        run_checked(spec.model_copy(update={"routing": spec.routing.model_copy(update={"load_balancing": "spray"})}))

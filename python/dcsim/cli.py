@@ -326,11 +326,13 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
             continue
         print(f"{name}:")
         for k, d, params in items:
-            print(textwrap.fill(d, width, initial_indent=f"  {k:{key_w}s}", subsequent_indent=indent))
+            print(textwrap.fill(d, width, initial_indent=f"  {k:{key_w}s}", subsequent_indent=indent,
+                                break_on_hyphens=False))
             if what == "schemes":  # each scheme's parameters, in full
                 for p in params:
                     text = f"{p['field']} = {p['default']}: {p['meaning']}" + (f" [{p['source']}]" if p["source"] else "")
-                    print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      "))
+                    print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      ",
+                                        break_on_hyphens=False))
 
 
 @app.command()

@@ -63,6 +63,9 @@ pub enum Model {
     Packets,
     /// Flow-level: pFabric's Ideal (`ideal.rs`).
     Ideal,
+    /// Flow-level: max-min fair sharing over each flow's path
+    /// (`fair_share.rs`, BFC's Ideal-FQ).
+    IdealFq,
 }
 
 /// When a flow counts as finished, and so what its ideal FCT includes.

@@ -9,6 +9,7 @@
 pub mod bitset;
 pub mod config;
 pub mod event;
+pub mod fair_share;
 pub mod ideal;
 pub mod metrics;
 pub mod packet;

@@ -3,7 +3,8 @@
 //! discipline and the host transport; this file only moves packets.
 
 use crate::config::{Config, FctAt, Model, SamplePorts};
-use crate::ideal::{Active, Ideal};
+use crate::fair_share::{FairShare, Path, MAX_HOPS};
+use crate::ideal::{Active, FlowLevel, Ideal};
 use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
 use crate::metrics::{
@@ -141,9 +142,9 @@ pub struct Simulation {
     /// packet instead of a look at the port's discipline).
     all_fifo_fast: bool,
     conns: Option<ConnPools>,
-    /// The flow-level Ideal schedule (`Model::Ideal`), and the rate of the
+    /// The flow-level model (`Model::Ideal`, `Model::IdealFq`), and the rate of the
     /// link into each host.
-    ideal: Ideal,
+    ideal: FlowLevel,
     downlink: Vec<u64>,
     done: Vec<Active>,
     /// Losses by priority at the ports that choose by priority, and where
@@ -190,12 +191,15 @@ impl Simulation {
         let by_class = ports.iter().any(|p| matches!(p.queue, crate::queue::Queue::Prio(_)));
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
         let cfg_conns = cfg.transport.connections_per_pair();
-        let net_hosts = net.hosts;
         let place: Vec<u8> = net
             .links
             .iter()
             .map(|l| if net.is_host(l.node) { 0 } else if net.is_host(l.peer) { 1 } else { 2 })
             .collect();
+        let flow_level = match cfg.model {
+            Model::IdealFq => FlowLevel::Fair(FairShare::new(&ports.iter().map(|p| p.rate_bps).collect::<Vec<_>>())),
+            _ => FlowLevel::Srpt(Ideal::new(net.hosts)),
+        };
         let mut downlink = vec![0; net.hosts as usize];
         for (p, l) in ports.iter().zip(&net.links) {
             if net.is_host(l.peer) {
@@ -249,7 +253,7 @@ impl Simulation {
             status: Status::Running,
             all_fifo_fast,
             conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
-            ideal: Ideal::new(net_hosts),
+            ideal: flow_level,
             downlink,
             done: Vec::new(),
             prio_losses: PrioLosses { by_class, ..PrioLosses::default() },
@@ -366,8 +370,8 @@ impl Simulation {
         if self.status != Status::Running {
             return self.status;
         }
-        if self.cfg.model == Model::Ideal {
-            return self.run_ideal(max_events);
+        if self.cfg.model != Model::Packets {
+            return self.run_flows(max_events);
         }
         let status = self.run_packets(max_events);
         // what the caller reads next (counters, queues) is as of now
@@ -410,10 +414,10 @@ impl Simulation {
         self.status
     }
 
-    /// The flow-level Ideal scheduler: between one arrival or departure and
-    /// the next, the scheduled flows are served at their rate; at each, the
-    /// schedule is recomputed (`ideal.rs`).
-    fn run_ideal(&mut self, max_events: u64) -> Status {
+    /// A flow-level model: between one arrival or departure and the next,
+    /// the flows are served at their rates; at each, the schedule is
+    /// recomputed (`ideal.rs`, `fair_share.rs`).
+    fn run_flows(&mut self, max_events: u64) -> Status {
         let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
         for _ in 0..max_events {
             if self.counters.flows_finished == self.gen.total {
@@ -460,7 +464,16 @@ impl Simulation {
                 let rate = self.ports[self.routes.nic(f.src) as usize].rate_bps.min(self.downlink[f.dst as usize]);
                 let t = &self.cfg.transport;
                 let wire = f.size + f.size.div_ceil(t.mss_bytes() as u64) * t.header_bytes() as u64;
-                self.ideal.add(Active::new(f, serialization(wire, rate), ideal));
+                let a = Active::new(f, serialization(wire, rate), ideal);
+                match &mut self.ideal {
+                    FlowLevel::Srpt(x) => x.add(a),
+                    FlowLevel::Fair(_) => {
+                        let path = self.path_of(&f);
+                        if let FlowLevel::Fair(x) = &mut self.ideal {
+                            x.add(a, path, rate);
+                        }
+                    }
+                }
                 self.counters.flows_started += 1;
                 self.next_flow = self.gen.next_flow();
             }
@@ -477,6 +490,23 @@ impl Simulation {
     pub fn run_to_end(&mut self) -> Status {
         while self.run(1 << 20) == Status::Running {}
         self.status
+    }
+
+    /// The output ports a flow's packets would leave by, its NIC first
+    /// (with ECMP the flow's hash picks the same next hops as its packets').
+    fn path_of(&mut self, f: &FlowSpec) -> Path {
+        let mut p = Path::default();
+        let mut port = self.routes.nic(f.src);
+        loop {
+            assert!((p.len as usize) < MAX_HOPS, "a path longer than {MAX_HOPS} links");
+            p.ports[p.len as usize] = port;
+            p.len += 1;
+            let node = self.ports[port as usize].peer;
+            if node == f.dst {
+                return p;
+            }
+            port = self.routes.next_port(node, f.dst, f.id);
+        }
     }
 
     // ---- packets through ports -------------------------------------------

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from .dctcp import DctcpScheme
 from .ideal import IdealScheme
+from .ideal_fq import IdealFqScheme
 from .l2dct import L2dctScheme
 from .las import LasScheme
 from .pfabric import PFabricScheme
@@ -17,10 +18,10 @@ from .prio_queues import PrioQueuesScheme
 from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme],
+                         L2dctScheme, IdealFqScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
-           "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme}
+           "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
-           "LasScheme", "PrioQueuesScheme", "L2dctScheme"]
+           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme"]
