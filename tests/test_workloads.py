@@ -291,3 +291,21 @@ def test_threshold_cdf_file_beside_the_spec(tmp_path):
     key = point_key(spec)
     (tmp_path / "sizes.txt").write_text("1000 0\n1000 0.9\n2000000 1\n")
     assert point_key(spec) != key
+
+
+def test_lognormal_arrivals_bfc():
+    # BFC §6.2.1: lognormal inter-arrivals (sigma 2) at the same load as
+    # Poisson; Poisson stays bit-identical when the field is left alone
+    from dcsim.simulate import generated_flows
+
+    base = {"workload": {"load": 0.5, "flows": 50_000}}
+    poisson = generated_flows(Spec.model_validate(base))
+    same = generated_flows(Spec.model_validate({"workload": {**base["workload"], "arrivals": "poisson"}}))
+    assert poisson.equals(same)
+    logn = generated_flows(Spec.model_validate({"workload": {**base["workload"], "arrivals": "lognormal"}}))
+    gp, gl = np.diff(poisson.start_s), np.diff(logn.start_s)
+    assert gl.mean() == pytest.approx(gp.mean(), rel=0.15)  # the same offered load (a heavy-tailed estimate)
+    assert np.std(np.log(gl[gl > 0])) == pytest.approx(2.0, abs=0.05)
+    assert (logn.size_bytes == poisson.size_bytes).all()  # sizes from their own stream
+    with pytest.raises(ValueError, match="applies to generated flows"):
+        Spec.model_validate({"workload": {"matrix": "trace", "trace": "t.txt", "arrivals": "lognormal"}})

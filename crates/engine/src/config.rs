@@ -355,6 +355,11 @@ pub enum WorkloadConfig {
         /// Deadlines for the flows below a size (pFabric §5.4.2).
         #[serde(default)]
         deadlines: Option<DeadlineConfig>,
+        /// Lognormal inter-arrival times with this sigma (of the
+        /// logarithm) and the same mean (BFC §6.2.1: sigma = 2); none:
+        /// exponential (Poisson arrivals).
+        #[serde(default)]
+        lognormal_sigma: Option<f64>,
     },
     /// Requests striped over `senders` hosts towards `dst` (pFabric §5.3,
     /// Fig. 6): each of `requests` requests is one flow of `bytes_each`

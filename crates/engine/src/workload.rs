@@ -90,6 +90,7 @@ enum Source {
         sizes: Xoshiro256PlusPlus,
         endpoints: Xoshiro256PlusPlus,
         deadlines: Option<(DeadlineConfig, Xoshiro256PlusPlus)>,
+        lognormal_sigma: Option<f64>,
     },
     Trace { flows: Vec<(u64, u32, u32, u64)>, next: usize },
     Incast {
@@ -127,9 +128,13 @@ impl FlowGen {
                 flows,
                 start_ps,
                 deadlines,
+                lognormal_sigma,
             } => {
                 if !(*arrival_rate_per_s > 0.0 && arrival_rate_per_s.is_finite()) {
                     return Err(format!("arrival rate must be positive, got {arrival_rate_per_s}"));
+                }
+                if lognormal_sigma.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+                    return Err(format!("lognormal sigma must be positive, got {lognormal_sigma:?}"));
                 }
                 if let MatrixConfig::ManyToOne { dst } = matrix {
                     if *dst >= hosts {
@@ -156,6 +161,7 @@ impl FlowGen {
                     sizes: stream(seed, 2),
                     endpoints: stream(seed, 3),
                     deadlines: deadlines.map(|d| (d, stream(seed, 4))),
+                    lognormal_sigma: *lognormal_sigma,
                 };
                 (src, *flows)
             }
@@ -220,14 +226,26 @@ impl FlowGen {
                 sizes,
                 endpoints,
                 deadlines,
+                lognormal_sigma,
             } => {
                 if *remaining == 0 {
                     return None;
                 }
                 *remaining -= 1;
-                // Exponential inter-arrival gap: a Poisson process.
                 let u: f64 = arrivals.gen();
-                *clock_ps += -(1.0 - u).ln() * *mean_gap_ps;
+                *clock_ps += match lognormal_sigma {
+                    // Exponential inter-arrival gap: a Poisson process.
+                    None => -(1.0 - u).ln() * *mean_gap_ps,
+                    // exp(N(mu, sigma^2)) with mu = ln(mean) - sigma^2 / 2,
+                    // so the mean gap (and the load) is the same; the
+                    // normal draw by Box-Muller from two uniforms
+                    Some(s) => {
+                        let s = *s;
+                        let v: f64 = arrivals.gen();
+                        let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                        (mean_gap_ps.ln() - s * s / 2.0 + s * z).exp()
+                    }
+                };
                 let u: f64 = sizes.gen();
                 let size = cdf.quantile(u);
                 let pair = |rng: &mut Xoshiro256PlusPlus| {
@@ -318,6 +336,7 @@ mod tests {
             flows: 40_000,
             start_ps: 0,
             deadlines: None,
+            lognormal_sigma: None,
         };
         let mut g = FlowGen::new(&cfg, 5, 3).unwrap();
         let (mut forward, mut counts) = (0u32, [[0u32; 5]; 5]);
@@ -349,6 +368,7 @@ mod tests {
             flows: 20_000,
             start_ps: 0,
             deadlines: None,
+            lognormal_sigma: None,
         };
         let mut g = FlowGen::new(&cfg, 4, 7).unwrap();
         let mut counts = [[0u32; 4]; 4];
@@ -391,6 +411,37 @@ mod tests {
     }
 
     #[test]
+    fn lognormal_gaps_keep_the_mean_and_spread_out() {
+        // BFC §6.2.1: lognormal inter-arrivals with sigma = 2 at the same
+        // mean gap as Poisson; their log has standard deviation sigma
+        let cfg = |lognormal_sigma| WorkloadConfig::Generated {
+            cdf: vec![(1000.0, 0.0), (1000.0, 1.0)],
+            size_quantum_bytes: 1,
+            arrival_rate_per_s: 1e6,
+            matrix: MatrixConfig::AllToAll,
+            flows: 200_000,
+            start_ps: 0,
+            deadlines: None,
+            lognormal_sigma,
+        };
+        let gaps = |c| {
+            let mut g = FlowGen::new(&c, 8, 7).unwrap();
+            let t: Vec<f64> = std::iter::from_fn(|| g.next_flow()).map(|f| f.start as f64).collect();
+            t.windows(2).map(|w| w[1] - w[0]).filter(|&x| x > 0.0).collect::<Vec<f64>>()
+        };
+        let (exp, logn) = (gaps(cfg(None)), gaps(cfg(Some(2.0))));
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        assert!((mean(&exp) / 1e6 - 1.0).abs() < 0.01, "{}", mean(&exp));
+        // a heavy tail: the sample mean converges slowly, within 10% here
+        assert!((mean(&logn) / 1e6 - 1.0).abs() < 0.1, "{}", mean(&logn));
+        let logs: Vec<f64> = logn.iter().map(|x| x.ln()).collect();
+        let m = mean(&logs);
+        let sd = (logs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / logs.len() as f64).sqrt();
+        assert!((sd - 2.0).abs() < 0.02 && (m - (1e6f64.ln() - 2.0)).abs() < 0.02, "{m} {sd}");
+        assert!(FlowGen::new(&cfg(Some(-1.0)), 8, 7).is_err());
+    }
+
+    #[test]
     fn deadlines_go_to_small_flows_from_their_own_stream() {
         let cfg = |deadlines| WorkloadConfig::Generated {
             cdf: vec![(1000.0, 0.0), (1000.0, 0.5), (1_000_000.0, 1.0)],
@@ -400,6 +451,7 @@ mod tests {
             flows: 20_000,
             start_ps: 0,
             deadlines,
+            lognormal_sigma: None,
         };
         let d = DeadlineConfig { mean_ps: 1e6, below_bytes: 200_000, min_factor: 1.25 };
         let (mut a, mut b) = (FlowGen::new(&cfg(Some(d)), 8, 3).unwrap(), FlowGen::new(&cfg(None), 8, 3).unwrap());

@@ -269,6 +269,7 @@ def engine_config(spec: Spec) -> dict:
             "deadlines": None if w.deadline_mean_us is None else {
                 "mean_ps": w.deadline_mean_us * 1e6, "below_bytes": w.deadline_below_bytes,
                 "min_factor": w.deadline_min_factor},
+            "lognormal_sigma": w.arrival_sigma if w.arrivals == "lognormal" else None,
         }
     config = {
         "seed": spec.seed,

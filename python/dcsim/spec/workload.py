@@ -73,6 +73,11 @@ class Workload(Model):
     reverse_cdf: Optional[str] = field(
         None, "heterogeneous: the sizes of flows from host i to j with i > j, a shipped workload or a file "
         "(PIAS Fig. 19: data_mining, with web_search as cdf)", source="PIAS §V-C")
+    arrivals: Literal["poisson", "lognormal"] = field(
+        "poisson", "the arrival process of generated flows: Poisson, or lognormal gaps of the same mean (burstier)",
+        source="pFabric §5.2, PIAS §V (Poisson); BFC §6.2.1 (lognormal, sigma 2)")
+    arrival_sigma: float = field(2.0, "lognormal arrivals: sigma of the gaps' logarithm", source="BFC §6.2.1",
+                                 gt=0, le=10)
     dst: int = field(0, "destination host of many_to_one, incast and bulk, and the client of queries", ge=0)
     src: int = field(1, "source host of bulk", ge=0)
     senders: int = field(8, "incast: sending hosts (chosen at random, other than dst, from the seed)", ge=1)
@@ -121,6 +126,9 @@ class Workload(Model):
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
         if self.pings is not None and self.pings.src == self.pings.dst:
             raise ValueError(f"workload.pings: src and dst are the same host ({self.pings.src})")
+        if self.arrivals != "poisson" and self.matrix in ("trace", "incast", "bulk"):
+            raise ValueError(f"workload.arrivals = '{self.arrivals}' applies to generated flows, not matrix = "
+                             f"'{self.matrix}'")
         if self.matrix == "bulk" and self.flow_bytes is None:
             raise ValueError("matrix = 'bulk' needs workload.flow_bytes (the size of each flow)")
         if self.matrix == "bulk" and self.src == self.dst:
