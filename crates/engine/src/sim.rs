@@ -144,7 +144,7 @@ pub struct Simulation {
     conns: Option<ConnPools>,
     /// The flow-level model (`Model::Ideal`, `Model::IdealFq`), and the rate of the
     /// link into each host.
-    ideal: FlowLevel,
+    flow_level: FlowLevel,
     downlink: Vec<u64>,
     done: Vec<Active>,
     /// Losses by priority at the ports that choose by priority, and where
@@ -253,7 +253,7 @@ impl Simulation {
             status: Status::Running,
             all_fifo_fast,
             conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
-            ideal: flow_level,
+            flow_level,
             downlink,
             done: Vec::new(),
             prio_losses: PrioLosses { by_class, ..PrioLosses::default() },
@@ -348,7 +348,7 @@ impl Simulation {
                 timeouts: f.ep.timeouts(),
                 deadline: f.deadline,
             })
-            .chain(self.ideal.flows().iter().map(|a| UnfinishedRecord {
+            .chain(self.flow_level.flows().iter().map(|a| UnfinishedRecord {
                 id: a.spec.id,
                 src: a.spec.src,
                 dst: a.spec.dst,
@@ -425,21 +425,21 @@ impl Simulation {
                 return self.status;
             }
             let arrival = self.next_flow.map(|f| f.start.max(self.now));
-            let departure = self.ideal.next_departure().map(|dt| self.now + dt);
+            let departure = self.flow_level.next_departure().map(|dt| self.now + dt);
             let Some(t) = arrival.into_iter().chain(departure).min() else {
                 self.status = Status::Stalled;
                 return self.status;
             };
             if t > stop {
                 let mut done = std::mem::take(&mut self.done);
-                self.ideal.advance(stop - self.now, &mut done);
+                self.flow_level.advance(stop - self.now, &mut done);
                 debug_assert!(done.is_empty(), "no departure before the next event");
                 self.now = stop;
                 self.status = Status::Stopped;
                 return self.status;
             }
             let mut done = std::mem::take(&mut self.done);
-            self.ideal.advance(t - self.now, &mut done);
+            self.flow_level.advance(t - self.now, &mut done);
             self.now = t;
             self.counters.events += 1;
             done.sort_unstable_by_key(|a| a.spec.id);
@@ -465,11 +465,11 @@ impl Simulation {
                 let t = &self.cfg.transport;
                 let wire = f.size + f.size.div_ceil(t.mss_bytes() as u64) * t.header_bytes() as u64;
                 let a = Active::new(f, serialization(wire, rate), ideal);
-                match &mut self.ideal {
+                match &mut self.flow_level {
                     FlowLevel::Srpt(x) => x.add(a),
                     FlowLevel::Fair(_) => {
                         let path = self.path_of(&f);
-                        if let FlowLevel::Fair(x) = &mut self.ideal {
+                        if let FlowLevel::Fair(x) = &mut self.flow_level {
                             x.add(a, path, rate);
                         }
                     }
@@ -477,8 +477,8 @@ impl Simulation {
                 self.counters.flows_started += 1;
                 self.next_flow = self.gen.next_flow();
             }
-            self.counters.max_active_flows = self.counters.max_active_flows.max(self.ideal.len() as u64);
-            self.ideal.schedule();
+            self.counters.max_active_flows = self.counters.max_active_flows.max(self.flow_level.len() as u64);
+            self.flow_level.schedule();
         }
         if self.counters.flows_finished == self.gen.total {
             self.status = Status::Done;

@@ -308,6 +308,15 @@ impl FlowGen {
 mod tests {
     use super::*;
 
+    /// A generated workload for the tests: 1 us between arrivals on
+    /// average, sizes in whole bytes, from time 0.
+    fn generated(cdf: Vec<(f64, f64)>, matrix: MatrixConfig, flows: u64, deadlines: Option<DeadlineConfig>,
+                 lognormal_sigma: Option<f64>) -> WorkloadConfig {
+        WorkloadConfig::Generated {
+            cdf, size_quantum_bytes: 1, arrival_rate_per_s: 1e6, matrix, flows, start_ps: 0, deadlines, lognormal_sigma,
+        }
+    }
+
     #[test]
     fn quantile_interpolates_and_honours_point_masses() {
         let c = Cdf::new(&[(100.0, 0.0), (100.0, 0.5), (300.0, 1.0)], 1).unwrap();
@@ -328,16 +337,8 @@ mod tests {
     #[test]
     fn heterogeneous_sizes_follow_the_direction() {
         // forward (i < j): 1,000 B; reverse: 5,000 B; a quarter forward
-        let cfg = WorkloadConfig::Generated {
-            cdf: vec![(1000.0, 1.0)],
-            size_quantum_bytes: 1,
-            arrival_rate_per_s: 1e6,
-            matrix: MatrixConfig::Heterogeneous { reverse_cdf: vec![(5000.0, 1.0)], forward_share: 0.25 },
-            flows: 40_000,
-            start_ps: 0,
-            deadlines: None,
-            lognormal_sigma: None,
-        };
+        let matrix = MatrixConfig::Heterogeneous { reverse_cdf: vec![(5000.0, 1.0)], forward_share: 0.25 };
+        let cfg = generated(vec![(1000.0, 1.0)], matrix, 40_000, None, None);
         let mut g = FlowGen::new(&cfg, 5, 3).unwrap();
         let (mut forward, mut counts) = (0u32, [[0u32; 5]; 5]);
         while let Some(f) = g.next_flow() {
@@ -360,16 +361,7 @@ mod tests {
 
     #[test]
     fn all_to_all_never_self_and_covers_all() {
-        let cfg = WorkloadConfig::Generated {
-            cdf: vec![(1.0, 1.0)],
-            size_quantum_bytes: 1,
-            arrival_rate_per_s: 1e6,
-            matrix: MatrixConfig::AllToAll,
-            flows: 20_000,
-            start_ps: 0,
-            deadlines: None,
-            lognormal_sigma: None,
-        };
+        let cfg = generated(vec![(1.0, 1.0)], MatrixConfig::AllToAll, 20_000, None, None);
         let mut g = FlowGen::new(&cfg, 4, 7).unwrap();
         let mut counts = [[0u32; 4]; 4];
         let mut last = 0;
@@ -414,16 +406,8 @@ mod tests {
     fn lognormal_gaps_keep_the_mean_and_spread_out() {
         // BFC §6.2.1: lognormal inter-arrivals with sigma = 2 at the same
         // mean gap as Poisson; their log has standard deviation sigma
-        let cfg = |lognormal_sigma| WorkloadConfig::Generated {
-            cdf: vec![(1000.0, 0.0), (1000.0, 1.0)],
-            size_quantum_bytes: 1,
-            arrival_rate_per_s: 1e6,
-            matrix: MatrixConfig::AllToAll,
-            flows: 200_000,
-            start_ps: 0,
-            deadlines: None,
-            lognormal_sigma,
-        };
+        let cfg =
+            |sigma| generated(vec![(1000.0, 0.0), (1000.0, 1.0)], MatrixConfig::AllToAll, 200_000, None, sigma);
         let gaps = |c| {
             let mut g = FlowGen::new(&c, 8, 7).unwrap();
             let t: Vec<f64> = std::iter::from_fn(|| g.next_flow()).map(|f| f.start as f64).collect();
@@ -443,16 +427,8 @@ mod tests {
 
     #[test]
     fn deadlines_go_to_small_flows_from_their_own_stream() {
-        let cfg = |deadlines| WorkloadConfig::Generated {
-            cdf: vec![(1000.0, 0.0), (1000.0, 0.5), (1_000_000.0, 1.0)],
-            size_quantum_bytes: 1,
-            arrival_rate_per_s: 1e6,
-            matrix: MatrixConfig::AllToAll,
-            flows: 20_000,
-            start_ps: 0,
-            deadlines,
-            lognormal_sigma: None,
-        };
+        let sizes = vec![(1000.0, 0.0), (1000.0, 0.5), (1_000_000.0, 1.0)];
+        let cfg = |deadlines| generated(sizes.clone(), MatrixConfig::AllToAll, 20_000, deadlines, None);
         let d = DeadlineConfig { mean_ps: 1e6, below_bytes: 200_000, min_factor: 1.25 };
         let (mut a, mut b) = (FlowGen::new(&cfg(Some(d)), 8, 3).unwrap(), FlowGen::new(&cfg(None), 8, 3).unwrap());
         let mut draws = vec![];
