@@ -49,6 +49,8 @@ bench: .stamp-build
 	$(PY) -m dcsim bench --flows 20000 --repeat 3
 	$(PY) -m dcsim bench --scheme pfabric --flows 100000
 	$(PY) -m dcsim bench --scheme ideal --flows 100000
+	$(PY) -m dcsim bench --scheme hpcc --flows 20000
+	$(PY) -m dcsim bench --scheme dcqcn --flows 20000
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
 

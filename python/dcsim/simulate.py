@@ -110,8 +110,11 @@ class _Progress:
 
 QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes"]
 FLOW_SAMPLE_COLUMNS = ["time_s", "flow_id", "delivered_bytes"]
-#: The sampler's tables (run.sample_us), as they are written beside flows.parquet.
-SAMPLE_TABLES = {"queues": QUEUE_COLUMNS, "flow_samples": FLOW_SAMPLE_COLUMNS}
+BUFFER_COLUMNS = ["time_s", "node", "bytes"]
+#: The sampler's tables (run.sample_us), as they are written beside
+#: flows.parquet; `buffers` (every switch's shared buffer) with
+#: buffer.model = "shared" only.
+SAMPLE_TABLES = {"queues": QUEUE_COLUMNS, "flow_samples": FLOW_SAMPLE_COLUMNS, "buffers": BUFFER_COLUMNS}
 
 
 class _Samples:
@@ -137,16 +140,17 @@ class _Samples:
         }, columns=QUEUE_COLUMNS)
 
     @staticmethod
-    def flows(cols: dict) -> pd.DataFrame:
-        return pd.DataFrame({
-            "time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS,
-            "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
-            "delivered_bytes": np.asarray(cols["delivered_bytes"], dtype=np.int64),
-        }, columns=FLOW_SAMPLE_COLUMNS)
+    def table(cols: dict, columns: list[str], dtypes: dict) -> pd.DataFrame:
+        """Engine columns as a table: time in seconds, the rest as `dtypes`."""
+        data = {"time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS}
+        data.update({c: np.asarray(cols[c], dtype=t) for c, t in dtypes.items()})
+        return pd.DataFrame(data, columns=columns)
 
     def drain(self, sim: Sim):
         yield "queues", self.queues(sim.drain_queue_samples())
-        yield "flow_samples", self.flows(sim.drain_flow_samples())
+        yield "flow_samples", self.table(sim.drain_flow_samples(), FLOW_SAMPLE_COLUMNS,
+                                         {"flow_id": np.int64, "delivered_bytes": np.int64})
+        yield "buffers", self.table(sim.drain_buffer_samples(), BUFFER_COLUMNS, {"node": np.int32, "bytes": np.int64})
 
 
 def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataFrame], None]] = None
@@ -237,6 +241,19 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         "drops_by_tier": drops_by_tier,
         "drops_by_port": [p for p in ports if p["drops"]],
     }
+    if spec.buffer.resolved_model(spec.scheme) == "shared":
+        # PFC: how long each port was held by pauses, by tier of the port
+        # held (host NICs, switch ports)
+        t = max(eng["sim_time_ps"], 1)
+        paused = [p for p in ports if p["paused_ps"]]
+        out["pfc"] = {
+            "frames": c["pfc_frames"],
+            "paused_ports": len(paused),
+            "paused_fraction_max": max((p["paused_ps"] / t for p in paused), default=0.0),
+            "paused_fraction_mean": sum(p["paused_ps"] for p in ports) / t / max(len(ports), 1),
+            "paused_s_by_tier": {tier_names[k]: sum(p["paused_ps"] for p in ports if p["tier"] == k) * PS
+                                 for k in sorted({p["tier"] for p in paused})},
+        }
     if any(any(row) for row in eng["prio_losses"]["arrivals"]):
         out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)
@@ -269,13 +286,14 @@ def build(spec: Spec) -> Sim:
 @dataclass
 class Run:
     """Everything a run produces: its flows (as `run` returns them), the
-    sampler's queue and flow samples (empty unless run.sample_us is set)
-    and the summary."""
+    sampler's queue, flow and switch-buffer samples (empty unless
+    run.sample_us is set) and the summary."""
 
     flows: pd.DataFrame
     queues: pd.DataFrame
     flow_samples: pd.DataFrame
     summary: dict
+    buffers: pd.DataFrame = None
 
 
 def run(spec: Spec, *, quiet: bool = True) -> pd.DataFrame:
@@ -303,7 +321,7 @@ def run_all(spec: Spec, *, quiet: bool = True) -> Run:
     _warn_unfinished(summary, "the returned table")
     tables = {name: pd.concat(v, ignore_index=True) if v else pd.DataFrame(columns=SAMPLE_TABLES[name])
               for name, v in samples.items()}
-    return Run(df, tables["queues"], tables["flow_samples"], summary)
+    return Run(df, tables["queues"], tables["flow_samples"], summary, tables["buffers"])
 
 
 _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts",
@@ -348,9 +366,9 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
 
 
 class _SampleWriters:
-    """Streams the sampler's tables to DIR/queues.parquet and
-    DIR/flow_samples.parquet (when sampling; empty tables if no sample
-    came)."""
+    """Streams the sampler's tables to DIR/queues.parquet,
+    DIR/flow_samples.parquet and DIR/buffers.parquet (when sampling; empty
+    tables if no sample came)."""
 
     def __init__(self, tmp: Path, spec: Spec):
         self.on = spec.run.sample_us is not None

@@ -28,6 +28,8 @@ SECTION_DOC = {
     "routing": "Load balancing over equal-cost paths.",
     "scheme": "The transport at the hosts and the discipline at the switch ports. `name` chooses the scheme "
               "(`dcsim list schemes`); changing it starts from that scheme's defaults.",
+    "buffer": "How switches hold packets: each port its own buffer (as the scheme sets it), or one buffer per "
+              "switch shared by its ports, with or without PFC (docs/schemes.md, \"Shared switch buffers and PFC\").",
     "workload": "Which flows arrive, and when.",
     "run": "How the run is carried out and when it stops.",
 }

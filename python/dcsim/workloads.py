@@ -57,6 +57,18 @@ SHIPPED = {
             "data mining cluster (mean 7.47 MB, half the flows are 1 packet, max 973 MB)",
             "VL2, SIGCOMM 2009; as used by pFabric and PIAS",
         ),
+        ShippedWorkload(
+            "google_rpc",
+            "google_rpc.txt",
+            "Google datacenter RPCs, all applications (mean 2.9 KB, half under 270 B, max 15 MB)",
+            "Homa W3, SIGCOMM 2018; as used by BFC (NSDI 2022)",
+        ),
+        ShippedWorkload(
+            "fb_hadoop",
+            "fb_hadoop.txt",
+            "Facebook Hadoop cluster (mean 128 KB, max 10 MB)",
+            "Roy et al., SIGCOMM 2015, as Homa W4 (SIGCOMM 2018); as used by BFC (NSDI 2022)",
+        ),
     ]
 }
 

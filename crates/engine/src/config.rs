@@ -29,6 +29,34 @@ pub struct Config {
     /// Record queues and flows at regular intervals.
     #[serde(default)]
     pub sampler: Option<Sampler>,
+    /// Every switch's ports share one buffer (`buffer.rs`), with or without
+    /// PFC; the switch ports' discipline must then be `pfc`.
+    #[serde(default)]
+    pub shared_buffer: Option<SharedBufferConfig>,
+}
+
+/// A switch's shared buffer and its PFC (`buffer.rs`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct SharedBufferConfig {
+    /// Bytes of buffer per switch.
+    pub bytes: u64,
+    /// Bytes each ingress may hold before it takes from the shared pool.
+    pub reserve_bytes: u64,
+    /// An ingress resumes its upstream this far below its threshold.
+    pub resume_offset_bytes: u64,
+    /// PFC headroom per ingress (`None`: three one-way delays of the link
+    /// at its rate).
+    #[serde(default)]
+    pub headroom_bytes: Option<u64>,
+    /// Pause the upstream of a congested ingress (else drop when full).
+    pub pfc: bool,
+    /// PFC threshold alpha = 2^-alpha_shift of the free pool, for ports at
+    /// the hosts' rate (halved for each doubling of a port's rate).
+    pub alpha_shift: u8,
+    /// Optional dynamic threshold on each output queue: at most alpha
+    /// (`[num, den]`) times the free buffer.
+    #[serde(default)]
+    pub egress_alpha: Option<[u32; 2]>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -147,7 +175,7 @@ pub struct QueueConfig {
     pub ecn_threshold_bytes: Option<u64>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Discipline {
     Fifo,
@@ -172,6 +200,23 @@ pub enum Discipline {
         #[serde(default)]
         dt_alpha: Option<[u32; 2]>,
     },
+    /// A data queue that PFC pauses and a control queue served first
+    /// (`queue/pfc.rs`); buffer admission is the switch's shared buffer's.
+    Pfc {
+        #[serde(default)]
+        acks_high_priority: bool,
+        /// Mark ECN at dequeue on the data queue's length (DCQCN's RED).
+        #[serde(default)]
+        red: Option<Red>,
+    },
+}
+
+/// RED-style ECN marking on a queue's length (DCQCN's switches).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct Red {
+    pub kmin_bytes: u64,
+    pub kmax_bytes: u64,
+    pub pmax: f64,
 }
 
 fn one() -> u8 {
@@ -187,6 +232,79 @@ fn yes() -> bool {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransportConfig {
     Tcp(TcpConfig),
+    /// RDMA queue pairs (`transport/rdma.rs`): paced, go-back-N, pulled by
+    /// the NIC.
+    Rdma(RdmaConfig),
+}
+
+/// An RDMA queue pair (the HPCC simulator's NIC model).
+#[derive(Clone, Debug, Deserialize)]
+pub struct RdmaConfig {
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    /// The NIC's rate: where a flow starts and the most it may send at.
+    pub line_rate_bps: u64,
+    /// Bytes in flight at most (`None`: no window).
+    #[serde(default)]
+    pub window_bytes: Option<u64>,
+    /// Scale the window by the rate over the line rate.
+    #[serde(default)]
+    pub var_win: bool,
+    /// At most one NACK per this interval for the same expected packet.
+    pub nack_interval_ps: u64,
+    /// A safety timeout (go back to the first unacknowledged packet).
+    #[serde(default)]
+    pub rto_ps: Option<u64>,
+    pub cc: RdmaCc,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RdmaCc {
+    /// Line rate, no reaction to congestion.
+    None,
+    /// DCQCN, Mellanox's version as the HPCC simulator has it.
+    Dcqcn(DcqcnConfig),
+    /// HPCC (SIGCOMM'19): rate from the in-band telemetry of every hop.
+    Hpcc(HpccConfig),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct HpccConfig {
+    /// Target utilization (eta).
+    pub eta: f64,
+    /// Additive increase steps before a multiplicative one (maxStage).
+    pub max_stage: u32,
+    pub rai_bps: u64,
+    pub min_rate_bps: u64,
+    /// T: the base RTT the utilization is averaged over (`None`: the
+    /// network's longest, as the simulator's `GLOBAL_T 1`, filled in by
+    /// the simulation).
+    #[serde(default)]
+    pub base_rtt_ps: Option<u64>,
+    /// The window W the queue term is normalized by, bytes (`None`: T at
+    /// the line rate, the simulator's `maxBdp`).
+    #[serde(default)]
+    pub window_bytes: Option<u64>,
+    /// Units of the telemetry's byte and queue counters (the simulator's
+    /// 128 and 80 bytes times its `INT_MULTI`); 1: exact.
+    pub int_bytes_unit: u64,
+    pub int_qlen_unit: u64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct DcqcnConfig {
+    pub alpha_interval_ps: u64,
+    pub decrease_interval_ps: u64,
+    pub increase_interval_ps: u64,
+    pub g: f64,
+    pub rate_on_first_cnp: f64,
+    pub fast_recovery_times: u32,
+    pub ai_bps: u64,
+    pub hai_bps: u64,
+    pub min_rate_bps: u64,
+    pub clamp_target_rate: bool,
 }
 
 impl TransportConfig {
@@ -194,6 +312,7 @@ impl TransportConfig {
     pub fn mss_bytes(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.mss_bytes,
+            TransportConfig::Rdma(c) => c.mss_bytes,
         }
     }
 
@@ -201,6 +320,7 @@ impl TransportConfig {
     pub fn header_bytes(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.header_bytes,
+            TransportConfig::Rdma(c) => c.header_bytes,
         }
     }
 
@@ -208,6 +328,7 @@ impl TransportConfig {
     pub fn ack_bytes(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.ack_bytes,
+            TransportConfig::Rdma(c) => c.ack_bytes,
         }
     }
 
@@ -215,7 +336,19 @@ impl TransportConfig {
     pub fn connections_per_pair(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => c.connections_per_pair,
+            TransportConfig::Rdma(_) => None,
         }
+    }
+
+    /// The NIC pulls this transport's data packets when its line is free
+    /// (`Transport::poll`) instead of taking what it pushes.
+    pub fn pulled(&self) -> bool {
+        matches!(self, TransportConfig::Rdma(_))
+    }
+
+    /// Switches stamp in-band telemetry on data packets (HPCC).
+    pub fn telemetry(&self) -> bool {
+        matches!(self, TransportConfig::Rdma(RdmaConfig { cc: RdmaCc::Hpcc(_), .. }))
     }
 }
 

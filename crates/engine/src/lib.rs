@@ -3,15 +3,20 @@
 //!
 //! Modules are named after what they model (DESIGN.md, "The parts of the
 //! engine"): `time`, `packet`, `event` (the calendar), `slot` (a wheel slot
-//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines: FIFO, pFabric, ...), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`, `ideal` (the flow-level Ideal scheduler),
-//! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
+//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines:
+//! FIFO, pFabric, strict priority, PFC), `buffer` (a switch's shared buffer
+//! and PFC), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`,
+//! `ideal` and `fair_share` (the flow-level models), `metrics`, `prefetch`,
+//! and `sim`, which owns all state of one run.
 
 pub mod bitset;
+pub mod buffer;
 pub mod config;
 pub mod event;
 pub mod fair_share;
 pub mod ideal;
 pub mod metrics;
+pub mod nic;
 pub mod packet;
 pub mod port;
 pub mod prefetch;
@@ -27,7 +32,8 @@ pub mod workload;
 
 pub use config::Config;
 pub use metrics::{
-    Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample, UnfinishedRecord,
+    BufferSample, Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
+    UnfinishedRecord,
 };
 pub use sim::{Simulation, Status};
 

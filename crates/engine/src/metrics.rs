@@ -50,6 +50,15 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// The buffer of one switch at one time (a sampler's record, with shared
+/// buffers): every byte it holds, all ports together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferSample {
+    pub time: Time,
+    pub node: u32,
+    pub bytes: u64,
+}
+
 /// One active flow's progress at one time (a flow sampler's record).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowSample {
@@ -123,6 +132,10 @@ pub struct Counters {
     pub flows_started: u64,
     pub flows_finished: u64,
     pub max_active_flows: u64,
+    /// PFC frames (pauses and resumes) that switches sent, and their
+    /// bytes: they count as injected, and as delivered when they arrive.
+    pub pfc_frames: u64,
+    pub pfc_bytes: u64,
 }
 
 /// End-of-run packet and byte accounting.
@@ -161,4 +174,6 @@ pub struct PortReport {
     pub drops: u64,
     pub marks: u64,
     pub max_queue_bytes: u64,
+    /// Time the port was held by PFC pauses from its link's far end.
+    pub paused_ps: Time,
 }

@@ -11,7 +11,17 @@
 pub enum Kind {
     Data = 0,
     Ack = 1,
+    /// A PFC frame (IEEE 802.1Qbb) telling the port at the far end of the
+    /// link it arrives on to stop sending data (XOFF).
+    Pause = 2,
+    /// The PFC frame that lets it send again (XON).
+    Resume = 3,
 }
+
+/// The destination of a link-local control frame (PFC pause and resume):
+/// it is consumed by the node at the far end of its link, never routed.
+/// Hosts are numbered below 65535, so no host has this number.
+pub const LINK_LOCAL: u16 = u16::MAX;
 
 /// ECN codepoint bits kept in `Packet::flags`.
 pub mod flags {
@@ -27,6 +37,8 @@ pub mod flags {
     /// The packet is in a port's first traffic class: pFabric-EDF's
     /// deadline queue, served strictly before the rest (§5.4.2).
     pub const CLASS0: u8 = 1 << 4;
+    /// A negative acknowledgement: go back to `seq` (RDMA go-back-N).
+    pub const NACK: u8 = 1 << 5;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -57,10 +69,12 @@ pub struct Packet {
     pub size: u16,
     pub kind: Kind,
     pub flags: u8,
-    // 6 bytes of padding left within 48: room for a queue or class number
-    // (BFC's upstream queue), a hop count. Headers too large for the packet
-    // (HPCC's per-hop telemetry) are meant to live in a side table of the
-    // pool, indexed by packet id, not in every packet.
+    /// At a switch with a shared buffer: the switch's own port on the link
+    /// the packet arrived by, which indexes the ingress accounting and
+    /// carries PFC frames back upstream (`buffer.rs`). Headers too large
+    /// for the packet (HPCC's per-hop telemetry) are meant to live in a
+    /// side table of the pool, indexed by packet id, not in every packet.
+    pub ingress: u32,
 }
 
 impl Packet {
@@ -85,6 +99,7 @@ impl Packet {
             size,
             kind: Kind::Data,
             flags,
+            ingress: 0,
         }
     }
 }

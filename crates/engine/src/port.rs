@@ -278,7 +278,8 @@ impl Port {
         Ok(mark)
     }
 
-    fn count_drop(&mut self, size: u64) {
+    /// Count a packet dropped here (by this port or its switch's buffer).
+    pub fn count_drop(&mut self, size: u64) {
         self.drops += 1;
         self.drop_bytes += size;
     }
@@ -315,6 +316,7 @@ impl Port {
             Queue::PFabric(q) => (q.offer(e, self.bytes, self.limit_bytes), false),
             Queue::PFabricEdf(q) => (q.offer(e, self.limit_bytes), false),
             Queue::Prio(q) => q.offer(e.hop, e.prio, self.bytes, self.ecn_threshold),
+            Queue::Pfc(q) => (Admit::Queued, q.push(e, self.ecn_threshold)),
         };
         match admit {
             Admit::Queued => {

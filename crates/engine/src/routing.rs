@@ -121,7 +121,7 @@ impl Routes {
     }
 
     /// The output port a packet of `flow` takes at `node` towards `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
         debug_assert!(node as usize >= self.hosts, "hosts send through their NIC, not a route");
         let g = self.groups[(node as usize - self.hosts) * self.hosts + dst as usize];

@@ -2,21 +2,24 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this file only moves packets.
 
+use crate::buffer::{SharedBuffers, Signal};
 use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::fair_share::{FairShare, Path, MAX_HOPS};
 use crate::ideal::{Active, FlowLevel, Ideal};
 use std::collections::{HashMap, VecDeque};
 use crate::event::{Calendar, Event};
+use crate::nic::{Nic, NicState};
 use crate::metrics::{
-    Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample, UnfinishedRecord,
+    BufferSample, Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
+    UnfinishedRecord,
 };
-use crate::packet::{Kind, Packet, PacketId, Pool};
+use crate::packet::{Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port};
-use crate::queue::Entry;
+use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
 use crate::topology::Network;
-use crate::transport::{Conn, Segment, Transport};
+use crate::transport::{Conn, IntHop, IntStack, Poll, Segment, Transport};
 use crate::workload::{FlowGen, FlowSpec};
 
 /// State of one active flow: both endpoints live in the same slot.
@@ -29,6 +32,8 @@ struct Flow {
     recorded: bool,
     /// Timer kinds with an entry in the calendar (one bit each).
     timers_pending: u8,
+    /// A pulled flow's place with its NIC.
+    nic: NicState,
 }
 
 impl Flow {
@@ -110,6 +115,24 @@ impl FlowTable {
     }
 }
 
+/// The longest base RTT from host 0 to any host: both ways' propagation
+/// plus one `payload`'s serialization per hop of the way there (the HPCC
+/// simulator's `maxRtt`; its fabrics are symmetric, as dcsim's are).
+fn longest_rtt(net: &Network, routes: &Routes, payload: u64) -> Time {
+    (1..net.hosts)
+        .map(|dst| {
+            let (mut node, mut t) = (0u32, 0);
+            while node != dst {
+                let l = &net.links[routes.group(node, dst)[0] as usize];
+                t += 2 * l.delay_ps + serialization(payload, l.rate_bps);
+                node = l.peer;
+            }
+            t
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Why `run` returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -155,7 +178,27 @@ pub struct Simulation {
     sampled: Vec<u32>,
     samples: Vec<QueueSample>,
     flow_samples: Vec<FlowSample>,
+    /// The switches' shared buffers and PFC, when they have them.
+    buffers: Option<SharedBuffers>,
+    buffer_samples: Vec<BufferSample>,
+    /// Some port obeys PFC (so PFC frames and shared buffers may exist):
+    /// one predictable test per packet-hop when none does.
+    has_pfc: bool,
+    /// The transport's data is pulled by the NICs (`nic.rs`): each host's
+    /// round robin, and the host of each NIC port.
+    nics: Vec<Nic>,
+    nic_host: Vec<u32>,
+    /// In-band telemetry by packet id (HPCC; empty otherwise).
+    int: Vec<IntStack>,
+    telemetry: bool,
 }
+
+/// Bytes on the wire of a PFC frame: a minimum-size Ethernet frame.
+pub const PFC_FRAME_BYTES: u16 = 64;
+
+/// `Packet::ingress` of a packet the switch's shared buffer does not count
+/// (control frames, ACKs at high priority, anything at a host).
+const NOT_COUNTED: u32 = u32::MAX;
 
 impl Simulation {
     pub fn new(cfg: Config) -> Result<Simulation, String> {
@@ -168,6 +211,18 @@ impl Simulation {
             return Err(format!("at most 65535 hosts are supported, got {}", net.hosts));
         }
         let routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
+        let mut cfg = cfg;
+        if let crate::config::TransportConfig::Rdma(r) = &mut cfg.transport {
+            if let crate::config::RdmaCc::Hpcc(h) = &mut r.cc {
+                // T and W as the HPCC simulator takes them: the longest
+                // base RTT in the network (two ways' propagation and one
+                // payload's serialization per hop), and T at the line rate
+                let t = longest_rtt(&net, &routes, r.mss_bytes as u64);
+                let t = *h.base_rtt_ps.get_or_insert(t);
+                let w = *h.window_bytes.get_or_insert((t as u128 * r.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64);
+                r.window_bytes.get_or_insert(w);
+            }
+        }
         let ports: Vec<Port> = net
             .links
             .iter()
@@ -187,6 +242,37 @@ impl Simulation {
             })
             .collect();
         let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
+        debug_assert!(net.links.iter().enumerate().all(|(i, l)| net.links[i ^ 1].node == l.peer), "ports come in pairs");
+        let mut ports = ports;
+        for (i, p) in ports.iter_mut().enumerate() {
+            if let Queue::Pfc(q) = &mut p.queue {
+                q.seed(crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64));
+            }
+        }
+        let has_pfc = ports.iter().any(|p| matches!(p.queue, Queue::Pfc(_)));
+        let pulled = cfg.transport.pulled();
+        let telemetry = cfg.transport.telemetry();
+        if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
+            return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
+        }
+        let nics: Vec<Nic> = if pulled { (0..net.hosts).map(|_| Nic::default()).collect() } else { vec![] };
+        let nic_host: Vec<u32> = if pulled {
+            net.links.iter().map(|l| if net.is_host(l.node) { l.node } else { u32::MAX }).collect()
+        } else {
+            vec![]
+        };
+        let buffers = match &cfg.shared_buffer {
+            None => None,
+            Some(b) => {
+                let pfc_ports = |host: bool| {
+                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| matches!(p.queue, Queue::Pfc(_)))
+                };
+                if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
+                    return Err("a shared buffer needs the pfc discipline on every switch port (and, with PFC, on every host NIC)".into());
+                }
+                Some(SharedBuffers::new(b, &net)?)
+            }
+        };
         // strict-priority ports count their losses by class
         let by_class = ports.iter().any(|p| matches!(p.queue, crate::queue::Queue::Prio(_)));
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
@@ -261,6 +347,13 @@ impl Simulation {
             sampled,
             samples: Vec::new(),
             flow_samples: Vec::new(),
+            has_pfc,
+            nics,
+            nic_host,
+            int: Vec::new(),
+            telemetry,
+            buffers,
+            buffer_samples: Vec::new(),
         })
     }
 
@@ -292,6 +385,12 @@ impl Simulation {
             let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
             self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes });
         }
+        if let Some(b) = &self.buffers {
+            for node in self.net.hosts..self.net.nodes.len() as u32 {
+                let (bytes, _) = b.used(node).expect("a switch");
+                self.buffer_samples.push(BufferSample { time: now, node, bytes });
+            }
+        }
         let sampler = self.cfg.sampler.as_ref().expect("sampling");
         if sampler.flows {
             let t = &self.cfg.transport;
@@ -313,6 +412,11 @@ impl Simulation {
     /// Take the flow samples recorded since the last call.
     pub fn drain_flow_samples(&mut self) -> Vec<FlowSample> {
         std::mem::take(&mut self.flow_samples)
+    }
+
+    /// Take the switch-buffer samples recorded since the last call.
+    pub fn drain_buffer_samples(&mut self) -> Vec<BufferSample> {
+        std::mem::take(&mut self.buffer_samples)
     }
 
     /// Take the queue samples recorded since the last call.
@@ -511,8 +615,18 @@ impl Simulation {
 
     // ---- packets through ports -------------------------------------------
 
+    /// Packet `hop` arrives at `node` by the link of port `via`.
     #[inline(always)]
-    fn on_arrive(&mut self, node: u32, hop: Hop) {
+    fn on_arrive(&mut self, node: u32, hop: Hop, via: u32) {
+        if self.has_pfc {
+            if hop.dst == LINK_LOCAL {
+                return self.on_pfc_frame(via ^ 1, hop.id);
+            }
+            if self.buffers.is_some() {
+                // the switch's own port on the arrival link: its ingress
+                self.pool.get_mut(hop.id).ingress = via ^ 1;
+            }
+        }
         if self.net.is_host(node) {
             self.on_host_receive(node, hop.id);
         } else {
@@ -538,6 +652,9 @@ impl Simulation {
             }
             self.transmit_at(port, hop, start, start > now);
             return;
+        }
+        if matches!(p.queue, Queue::Pfc(_)) {
+            return self.offer_pfc(port, hop);
         }
         self.catch_up(port, now);
         let entry = Entry::of(hop, self.pool.get(hop.id));
@@ -588,7 +705,143 @@ impl Simulation {
                 return;
             }
             let Some(hop) = p.dequeue() else { return };
+            if self.buffers.is_some() {
+                self.release(port, hop.id);
+            }
             self.transmit_at(port, hop, start, false);
+        }
+    }
+
+    /// A packet reaches a port that obeys PFC (`queue/pfc.rs`): at a switch
+    /// with a shared buffer, buffer admission (which may pause the
+    /// upstream), then the queue, then out at once if the port is free.
+    #[inline(never)]
+    fn offer_pfc(&mut self, port: u32, hop: Hop) {
+        let now = self.now;
+        let pkt = self.pool.get(hop.id);
+        let entry = Entry::of(hop, pkt);
+        let p = &mut self.ports[port as usize];
+        let Queue::Pfc(q) = &p.queue else { unreachable!("offer_pfc on a pfc port") };
+        let control = q.is_control(&entry);
+        let counted = !control && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port));
+        let ingress = if counted { pkt.ingress } else { NOT_COUNTED };
+        if !control && !counted && p.bytes + hop.size as u64 > p.limit_bytes {
+            // a host NIC's own buffer (a switch port's is the switch's)
+            p.count_drop(hop.size as u64);
+            return self.drop_packet(hop.id);
+        }
+        self.pool.get_mut(hop.id).ingress = ingress;
+        if counted {
+            let b = self.buffers.as_mut().expect("counted");
+            match b.admit(ingress, hop.size as u64, p.bytes) {
+                Err(()) => {
+                    p.count_drop(hop.size as u64);
+                    return self.drop_packet(hop.id);
+                }
+                Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause),
+                Ok(_) => {}
+            }
+        }
+        let p = &mut self.ports[port as usize];
+        let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
+        if mark {
+            p.mark(self.pool.get_mut(hop.id));
+        }
+        p.busy_until = p.busy_until.max(now);
+        self.catch_up(port, now);
+        self.ensure_wake(port);
+    }
+
+    /// Packet `id` leaves its switch's buffer by `port` (and may be marked
+    /// there, by a port that marks at dequeue).
+    #[inline(never)]
+    fn release(&mut self, port: u32, id: PacketId) {
+        let pkt = self.pool.get(id);
+        if self.telemetry && pkt.kind == Kind::Data && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port)) {
+            self.stamp(port, id);
+        }
+        let pkt = self.pool.get(id);
+        if pkt.ingress == NOT_COUNTED {
+            return;
+        }
+        let p = &mut self.ports[port as usize];
+        if let Queue::Pfc(q) = &mut p.queue {
+            if q.mark_on_dequeue() {
+                p.mark(self.pool.get_mut(id));
+            }
+        }
+        let pkt = self.pool.get(id);
+        let b = self.buffers.as_mut().expect("a shared buffer");
+        if b.release(pkt.ingress, pkt.size as u64) == Signal::Resume {
+            self.send_pfc(pkt.ingress, Kind::Resume);
+        }
+    }
+
+    /// A data packet leaves switch port `port`: stamp the port's telemetry
+    /// on it (the HPCC simulator's `PushHop` at dequeue): the time, the
+    /// bytes the port sent before it, the bytes queued behind it, its rate;
+    /// the counters in the simulator's units.
+    fn stamp(&mut self, port: u32, id: PacketId) {
+        let crate::config::TransportConfig::Rdma(crate::config::RdmaConfig {
+            cc: crate::config::RdmaCc::Hpcc(h), ..
+        }) = &self.cfg.transport
+        else {
+            return;
+        };
+        let p = &self.ports[port as usize];
+        let hop = IntHop {
+            ts: self.now,
+            tx_bytes: p.stats().tx_bytes / h.int_bytes_unit * h.int_bytes_unit,
+            qlen: p.bytes / h.int_qlen_unit * h.int_qlen_unit,
+            rate_bps: p.rate_bps,
+        };
+        self.int[id as usize].push(hop);
+    }
+
+    /// Send a PFC frame out of `port`, to the port at the other end of its
+    /// link. It is a real packet: it waits for the frame being serialized,
+    /// then goes first, and takes the link's delay.
+    #[inline(never)]
+    fn send_pfc(&mut self, port: u32, kind: Kind) {
+        let pkt = Packet {
+            flow: u32::MAX,
+            slot: u32::MAX,
+            seq: 0,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: 0,
+            ts: self.now,
+            src: 0,
+            dst: LINK_LOCAL,
+            size: PFC_FRAME_BYTES,
+            kind,
+            flags: 0,
+            ingress: NOT_COUNTED,
+        };
+        self.counters.pfc_frames += 1;
+        self.counters.pfc_bytes += PFC_FRAME_BYTES as u64;
+        let id = self.pool.alloc(pkt);
+        self.offer_pfc(port, Hop { id, size: PFC_FRAME_BYTES, dst: LINK_LOCAL });
+    }
+
+    /// A PFC frame reaches the port at the far end of its link (`port`, of
+    /// the receiving node): it stops or restarts that port's data.
+    #[inline(never)]
+    fn on_pfc_frame(&mut self, port: u32, id: PacketId) {
+        let pkt = self.pool.release(id);
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.size as u64;
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let Queue::Pfc(q) = &mut p.queue else { return };
+        q.set_paused(pkt.kind == Kind::Pause, now);
+        if pkt.kind == Kind::Resume {
+            if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
+                return self.nic_pump(host);
+            }
+            p.busy_until = p.busy_until.max(now);
+            self.catch_up(port, now);
+            self.ensure_wake(port);
         }
     }
 
@@ -597,10 +850,21 @@ impl Simulation {
     /// makes its departures first (see `on_tx_done`).
     #[inline]
     fn ensure_wake(&mut self, port: u32) {
+        if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
+            let p = &self.ports[port as usize];
+            if p.queue.has_sendable() || !self.nics[host as usize].ready.is_empty() {
+                self.nic_wake_at(host, p.busy_until.max(self.now));
+            }
+            return;
+        }
         let p = &mut self.ports[port as usize];
-        if !p.wake_pending && !p.is_empty() {
+        if !p.wake_pending && p.queue.has_sendable() {
             p.wake_pending = true;
-            self.cal.schedule(p.busy_until + p.fixed_ps(), Event::TxDone { port });
+            // A port that obeys PFC decides each departure on time: its
+            // buffer accounting (and the pauses it may trigger) and a
+            // pause's effect depend on when packets leave.
+            let lazy = if matches!(p.queue, Queue::Pfc(_)) { 0 } else { p.fixed_ps() };
+            self.cal.schedule(p.busy_until + lazy, Event::TxDone { port });
         }
     }
 
@@ -636,7 +900,7 @@ impl Simulation {
                 self.pool.prefetch(next.hop.id);
             }
         }
-        self.on_arrive(node, w.hop);
+        self.on_arrive(node, w.hop, port);
     }
 
     /// A port that chooses its next packet when its serializer frees up
@@ -647,6 +911,11 @@ impl Simulation {
     /// by then, with the queue as it was at `busy_until`. Busy ports thus
     /// need one event per arrival-free stretch, not one per packet.
     fn on_tx_done(&mut self, port: u32) {
+        if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
+            // a pulling NIC's wake-up
+            self.nics[host as usize].woken(self.now);
+            return self.nic_pump(host);
+        }
         self.ports[port as usize].wake_pending = false;
         self.catch_up(port, self.now);
         self.ensure_wake(port);
@@ -726,7 +995,7 @@ impl Simulation {
         let t = &self.cfg.transport;
         let conn = self.conns.as_mut().and_then(|c| c.take(spec.src, spec.dst));
         let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline));
-        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0 };
+        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;
         self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
@@ -735,13 +1004,45 @@ impl Simulation {
         f.ep.start(self.now, &self.cfg.transport, &mut segs);
         self.send_segments(slot, spec.id, &mut segs);
         self.segs = segs;
+        self.nic_wake_flow(slot, spec.id);
     }
 
     /// Build and inject the data packets of `segs`, then arm the flow's
     /// timers.
     fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<Segment>) {
-        let Some(f) = self.flows.get(slot, id) else { return };
-        let spec = f.spec;
+        let Some(spec) = self.arm_timers(slot, id) else { return };
+        for seg in segs.iter() {
+            let pkt = self.data_packet(slot, id, &spec, seg);
+            self.counters.data_pkts += 1;
+            self.inject(spec.src, pkt);
+        }
+        segs.clear();
+    }
+
+    /// The data packet of segment `seg` of flow `id` (in `slot`), sent now.
+    #[inline]
+    fn data_packet(&self, slot: u32, id: u32, spec: &FlowSpec, seg: &Segment) -> Packet {
+        Packet {
+            flow: id,
+            slot,
+            seq: seg.seq,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: seg.prio,
+            ts: self.now,
+            src: spec.src as u16,
+            dst: spec.dst as u16,
+            size: seg.size,
+            kind: Kind::Data,
+            flags: seg.flags,
+            ingress: 0,
+        }
+    }
+
+    /// Put the flow's timers in the calendar (those armed and not there
+    /// yet); returns the flow's spec, if the flow is still there.
+    fn arm_timers(&mut self, slot: u32, id: u32) -> Option<FlowSpec> {
+        let f = self.flows.get(slot, id)?;
         for kind in 0..f.ep.timer_kinds() {
             let bit = 1 << kind;
             if let (Some(d), 0) = (f.ep.deadline(kind), f.timers_pending & bit) {
@@ -749,25 +1050,89 @@ impl Simulation {
                 self.cal.schedule(d, Event::FlowTimer { slot, flow: id, timer: kind });
             }
         }
-        for seg in segs.iter() {
-            let pkt = Packet {
-                flow: id,
-                slot,
-                seq: seg.seq,
-                sack_lo: 0,
-                sack_hi: 0,
-                prio: seg.prio,
-                ts: self.now,
-                src: spec.src as u16,
-                dst: spec.dst as u16,
-                size: seg.size,
-                kind: Kind::Data,
-                flags: seg.flags,
-            };
-            self.counters.data_pkts += 1;
-            self.inject(spec.src, pkt);
+        Some(f.spec)
+    }
+
+    /// A pulled flow may have a packet to send: into its NIC's round robin
+    /// (unless it is there already, or paced), and the NIC sends if free.
+    fn nic_wake_flow(&mut self, slot: u32, id: u32) {
+        if self.nics.is_empty() {
+            return;
         }
-        segs.clear();
+        let Some(f) = self.flows.get(slot, id) else { return };
+        let host = f.spec.src;
+        if f.nic == NicState::Listed {
+            // a higher rate may have moved its pacing earlier (HPCC's
+            // `ChangeRate` tells the NIC so)
+            let t = f.ep.next_avail().max(self.now);
+            return self.nic_wake_at(host, t);
+        }
+        f.nic = NicState::Listed;
+        self.nics[host as usize].ready.push_back((slot, id));
+        self.nic_pump(host);
+    }
+
+    /// Have the NIC of `host` look at its port and flows at `t`, unless it
+    /// does by then already.
+    fn nic_wake_at(&mut self, host: u32, t: Time) {
+        if self.nics[host as usize].wake_at(t) {
+            self.cal.schedule(t, Event::TxDone { port: self.routes.nic(host) });
+        }
+    }
+
+    /// A pulling NIC whose line may be free: send what its port holds
+    /// first, else the next packet of its flows in turn (`nic.rs`).
+    fn nic_pump(&mut self, host: u32) {
+        let now = self.now;
+        let port = self.routes.nic(host);
+        let p = &mut self.ports[port as usize];
+        if p.busy_until > now {
+            return self.ensure_wake(port);
+        }
+        let Queue::Pfc(q) = &p.queue else { unreachable!("pulling NICs obey PFC") };
+        if q.has_sendable() {
+            p.busy_until = now;
+            self.catch_up(port, now);
+            return self.ensure_wake(port);
+        }
+        if q.paused {
+            return;
+        }
+        let mut earliest = Time::MAX;
+        for _ in 0..self.nics[host as usize].ready.len() {
+            let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
+            let Some(f) = self.flows.get(slot, id) else { continue };
+            let retx_before = f.ep.retransmits();
+            match f.ep.poll(now, &self.cfg.transport) {
+                Poll::Send(seg) => {
+                    self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                    self.nics[host as usize].ready.push_back((slot, id));
+                    let spec = self.arm_timers(slot, id).expect("polled");
+                    let pkt = self.data_packet(slot, id, &spec, &seg);
+                    self.counters.data_pkts += 1;
+                    self.counters.host_tx_pkts += 1;
+                    self.counters.host_tx_bytes += pkt.size as u64;
+                    let pid = self.pool.alloc(pkt);
+                    if self.telemetry {
+                        if self.int.len() <= pid as usize {
+                            self.int.resize(pid as usize + 1, IntStack::default());
+                        }
+                        self.int[pid as usize].n = 0;
+                    }
+                    self.ports[port as usize].busy_until = now;
+                    self.transmit_at(port, Hop { id: pid, size: pkt.size, dst: pkt.dst }, now, false);
+                    return self.ensure_wake(port);
+                }
+                Poll::At(t) => {
+                    earliest = earliest.min(t);
+                    self.nics[host as usize].ready.push_back((slot, id));
+                }
+                Poll::Blocked => f.nic = NicState::Idle,
+            }
+        }
+        if earliest < Time::MAX {
+            self.nic_wake_at(host, earliest);
+        }
     }
 
     /// Packet `id` is delivered to `host`. A data packet's pool slot is
@@ -785,7 +1150,7 @@ impl Simulation {
         };
         match pkt.kind {
             Kind::Data => {
-                let reply = f.ep.on_data(&pkt, &self.cfg.transport);
+                let reply = f.ep.on_data(now, &pkt, &self.cfg.transport);
                 if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
                     self.records.push(f.record(now));
@@ -802,11 +1167,13 @@ impl Simulation {
                     }
                 }
             }
+            Kind::Pause | Kind::Resume => unreachable!("PFC frames end at the port they reach"),
             Kind::Ack => {
                 self.pool.release(id);
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.ep.retransmits();
-                f.ep.on_ack(now, &pkt, &self.cfg.transport, &mut segs);
+                let int = self.int.get(id as usize).filter(|_| self.telemetry).copied().unwrap_or_default();
+                f.ep.on_ack(now, &pkt, int.hops(), &self.cfg.transport, &mut segs);
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if f.ep.sender_done() {
                     // FctAt::Sender (with Receiver, the receiver completed first)
@@ -821,6 +1188,7 @@ impl Simulation {
                     }
                 } else {
                     self.send_segments(pkt.slot, pkt.flow, &mut segs);
+                    self.nic_wake_flow(pkt.slot, pkt.flow);
                 }
                 self.segs = segs;
             }
@@ -847,6 +1215,7 @@ impl Simulation {
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 self.send_segments(slot, id, &mut segs);
                 self.segs = segs;
+                self.nic_wake_flow(slot, id);
             }
         }
     }
@@ -913,8 +1282,8 @@ impl Simulation {
     /// Packets and bytes injected, delivered, dropped, queued and in flight.
     pub fn conservation(&self) -> Conservation {
         let mut c = Conservation {
-            injected_pkts: self.counters.host_tx_pkts,
-            injected_bytes: self.counters.host_tx_bytes,
+            injected_pkts: self.counters.host_tx_pkts + self.counters.pfc_frames,
+            injected_bytes: self.counters.host_tx_bytes + self.counters.pfc_bytes,
             delivered_pkts: self.counters.delivered_pkts,
             delivered_bytes: self.counters.delivered_bytes,
             dropped_pkts: self.ports.iter().map(|p| p.stats().drops).sum(),
@@ -925,6 +1294,20 @@ impl Simulation {
             self.pool.live() as u64,
             self.ports.iter().map(|p| p.len() as u64 + p.wire.len() as u64).sum::<u64>()
         );
+        if let Some(b) = &self.buffers {
+            // a switch's buffer holds exactly its ports' data queues
+            for node in self.net.hosts..self.net.nodes.len() as u32 {
+                let queued: u64 = self.net.nodes[node as usize]
+                    .ports
+                    .iter()
+                    .map(|&p| match &self.ports[p as usize].queue {
+                        Queue::Pfc(q) => q.data_bytes(),
+                        _ => 0,
+                    })
+                    .sum();
+                assert_eq!(b.used(node).map(|u| u.0), Some(queued), "switch {node}'s buffer accounting");
+            }
+        }
         for p in &self.ports {
             let (qp, qb, wp, wb) = p.occupancy(self.now);
             c.queued_pkts += qp;
@@ -951,6 +1334,10 @@ impl Simulation {
                 drops: stats.drops,
                 marks: stats.marks,
                 max_queue_bytes: stats.max_bytes,
+                paused_ps: match &self.ports[i].queue {
+                    Queue::Pfc(q) => q.paused_ps(self.now),
+                    _ => 0,
+                },
             })
             .collect()
     }

@@ -114,7 +114,13 @@ pub struct FlowGen {
 }
 
 fn stream(seed: u64, purpose: u64) -> Xoshiro256PlusPlus {
-    Xoshiro256PlusPlus::seed_from_u64(splitmix(seed ^ splitmix(purpose)))
+    Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, purpose))
+}
+
+/// The seed of the run's random stream for `purpose` (streams for
+/// different purposes are independent, so adding one changes no other).
+pub fn stream_seed(seed: u64, purpose: u64) -> u64 {
+    splitmix(seed ^ splitmix(purpose))
 }
 
 impl FlowGen {

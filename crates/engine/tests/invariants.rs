@@ -95,3 +95,88 @@ fn invariants_hold_for_pfabric() {
         }
     }
 }
+
+/// `json` with a shared buffer of `bytes` per switch, with or without PFC.
+fn with_shared_buffer(json: String, bytes: u64, pfc: bool) -> String {
+    json.replace(
+        r#""workload""#,
+        &format!(
+            r#""shared_buffer": {{"bytes": {bytes}, "reserve_bytes": 4096, "resume_offset_bytes": 3072,
+               "headroom_bytes": 12000, "pfc": {pfc}, "alpha_shift": 3}},
+               "workload""#
+        ),
+    )
+}
+
+/// Packets dropped at switch ports (not host NICs).
+fn switch_drops(sim: &Simulation) -> u64 {
+    sim.port_reports().iter().filter(|p| p.tier > 0).map(|p| p.drops).sum()
+}
+
+/// A shared buffer per switch with PFC: every port obeys pauses, switch
+/// ports send PFC frames upstream. With PFC the fabric is lossless (the
+/// headroom holds what arrives before a pause acts) though the buffer is
+/// small enough to drop without it; PFC frames count in conservation, and
+/// every buffer is empty at the end.
+#[test]
+fn invariants_hold_with_shared_buffers_and_pfc() {
+    for topo in [LEAF_SPINE, FAT_TREE] {
+        for pfc in [true, false] {
+            let json = config(topo, "ecmp", 1_000_000, false, false)
+                .replace(r#"{"kind": "fifo"}"#, r#"{"kind": "pfc", "acks_high_priority": true}"#)
+                .replace(r#""max_cwnd_pkts": 149.0"#, r#""max_cwnd_pkts": 400.0"#)
+                .replace(r#""init_cwnd_pkts": 12.0"#, r#""init_cwnd_pkts": 100.0"#);
+            let (sim, flows) = run(&with_shared_buffer(json, 200_000, pfc));
+            assert_eq!(flows, 400);
+            let c = sim.final_counters();
+            if pfc {
+                // the fabric is lossless (host NICs keep their own limit)
+                assert_eq!(switch_drops(&sim), 0, "PFC is lossless: {c:?}");
+                assert!(c.pfc_frames > 0, "this load pauses: {c:?}");
+                assert!(sim.port_reports().iter().any(|p| p.paused_ps > 0));
+            } else {
+                assert!(switch_drops(&sim) > 0 && c.pfc_frames == 0, "a 200 KB switch drops without PFC: {c:?}");
+            }
+        }
+    }
+}
+
+/// RDMA queue pairs pulled by their NICs (`nic.rs`), DCQCN marking at
+/// dequeue, over shared buffers with PFC (lossless) and without (lossy:
+/// go-back-N and the safety timeout bring every flow home).
+#[test]
+fn invariants_hold_for_rdma_over_shared_buffers() {
+    for topo in [LEAF_SPINE, FAT_TREE] {
+        for pfc in [true, false] {
+            let transport = r#""transport": {"kind": "rdma", "mss_bytes": 1000, "header_bytes": 48,
+                "ack_bytes": 60, "line_rate_bps": 10000000000, "nack_interval_ps": 500000000,
+                "rto_ps": 2000000000,
+                "cc": {"kind": "dcqcn", "alpha_interval_ps": 1000000, "decrease_interval_ps": 4000000,
+                       "increase_interval_ps": 300000000, "g": 0.00390625, "rate_on_first_cnp": 1.0,
+                       "fast_recovery_times": 1, "ai_bps": 20000000, "hai_bps": 200000000,
+                       "min_rate_bps": 1000000000, "clamp_target_rate": false}},
+                "workload""#;
+            let json = config(topo, "ecmp", 1_000_000, false, false);
+            let start = json.find(r#""transport""#).unwrap();
+            let end = json.find(r#""workload""#).unwrap();
+            let json = format!("{}{}{}", &json[..start], transport, &json[end + r#""workload""#.len()..])
+                .replace(
+                    r#""switch": {"discipline": {"kind": "fifo"}"#,
+                    r#""switch": {"discipline": {"kind": "pfc", "acks_high_priority": true,
+                                 "red": {"kmin_bytes": 20000, "kmax_bytes": 80000, "pmax": 0.2}}"#,
+                )
+                .replace(r#"{"kind": "fifo"}"#, r#"{"kind": "pfc", "acks_high_priority": true}"#);
+            let (sim, flows) = run(&with_shared_buffer(json, 300_000, pfc));
+            assert_eq!(flows, 400);
+            let c = sim.final_counters();
+            assert!(c.marked_pkts > 0, "{c:?}");
+            if pfc {
+                let drops: Vec<_> = sim.port_reports().into_iter().filter(|p| p.drops > 0).collect();
+                assert_eq!(c.dropped_pkts, 0, "PFC is lossless: {c:?} {drops:?}");
+                assert_eq!(c.retransmitted_pkts, 0);
+            } else {
+                assert!(c.dropped_pkts > 0 && c.retransmitted_pkts > 0, "{c:?}");
+            }
+        }
+    }
+}

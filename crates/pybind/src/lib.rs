@@ -81,6 +81,15 @@ impl Sim {
         Ok(d)
     }
 
+    /// Switch-buffer samples recorded since the last call (shared buffers
+    /// only), as a dict of columns.
+    fn drain_buffer_samples<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let recs = self.inner.drain_buffer_samples();
+        let d = PyDict::new(py);
+        columns!(d, recs, "time_ps" => time, "node" => node, "bytes" => bytes);
+        Ok(d)
+    }
+
     /// Flow samples recorded since the last call, as a dict of columns.
     fn drain_flow_samples<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let recs = self.inner.drain_flow_samples();

@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError
 
 from ..errors import SpecError
 from .base import Model, field, ps
+from .buffer import SwitchBuffer
 from .schemes import SCHEMES, Scheme, TcpScheme
 from .topology import TOPOLOGIES, LeafSpineTopology, Routing, Topology
 from .workload import RunOptions, Workload
@@ -29,6 +30,8 @@ class Spec(Model):
     topology: Topology = Field(default_factory=LeafSpineTopology, description="the network")
     routing: Routing = Field(default_factory=Routing, description="load balancing over equal-cost paths")
     scheme: Scheme = Field(default_factory=TcpScheme, description="the transport and switch discipline")
+    buffer: SwitchBuffer = Field(default_factory=SwitchBuffer,
+                                 description="switch buffers: per port (the scheme's) or shared per switch, with PFC")
     workload: Workload = Field(default_factory=Workload, description="the flows")
     run: RunOptions = Field(default_factory=RunOptions, description="run options")
 
@@ -49,6 +52,7 @@ SECTIONS: dict[str, Any] = {
     "topology": TOPOLOGIES,
     "routing": Routing,
     "scheme": SCHEMES,
+    "buffer": SwitchBuffer,
     "workload": Workload,
     "run": RunOptions,
 }
@@ -216,6 +220,11 @@ def engine_config(spec: Spec) -> dict:
     topo = spec.topology
     hosts = topo.host_count()
     transport, port = spec.scheme.engine(spec)
+    model = getattr(spec.scheme, "engine_model", "packets")
+    if model != "packets" and spec.buffer.resolved_model(spec.scheme) != "per_port":
+        raise SpecError(f"buffer.model: scheme '{spec.scheme.name}' is flow-level and has no buffers; "
+                        "leave buffer.model = 'auto' or 'per_port'")
+    port, shared_buffer = spec.buffer.engine(port, spec.scheme)
     w = spec.workload
     if (w.matrix in ("many_to_one", "incast", "bulk") or w.queries is not None) and w.dst >= hosts:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
@@ -281,7 +290,8 @@ def engine_config(spec: Spec) -> dict:
         "host_delay_ps": ps(spec.run.host_delay_us),
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
         "fct_at": spec.run.fct_at,
-        "model": getattr(spec.scheme, "engine_model", "packets"),
+        "model": model,
+        "shared_buffer": shared_buffer,
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,

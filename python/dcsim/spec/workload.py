@@ -157,8 +157,8 @@ class RunOptions(Model):
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
     sample_us: Optional[float] = field(
-        None, "sample every this many us: queues (queues.parquet) and flows' progress (flow_samples.parquet); "
-        "off by default", gt=0)
+        None, "sample every this many us: queues (queues.parquet), flows' progress (flow_samples.parquet) and, "
+        "with shared buffers, every switch's buffer (buffers.parquet); off by default", gt=0)
     sample_queues: Literal["to_hosts", "host_nics", "switches", "all", "none"] = field(
         "to_hosts", "the ports whose queues the sampler records: the last hop to each host, the host NICs, every "
         "switch port, all, or none")

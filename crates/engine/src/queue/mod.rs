@@ -10,6 +10,7 @@
 //! serializer frees up (`TxDone`).
 
 pub mod pfabric;
+pub mod pfc;
 pub mod prio;
 
 use crate::config::{Discipline, QueueConfig};
@@ -66,6 +67,8 @@ pub enum Queue {
     /// A few strict-priority FIFO queues sharing the buffer (PIAS,
     /// pFabric §6).
     Prio(prio::PrioQueues),
+    /// A control queue and a data queue that PFC pauses.
+    Pfc(pfc::PfcQueue),
 }
 
 impl Queue {
@@ -87,6 +90,7 @@ impl Queue {
                 )
                 .with_dynamic_threshold(dt_alpha),
             ),
+            Discipline::Pfc { acks_high_priority, red } => Queue::Pfc(pfc::PfcQueue::new(acks_high_priority, red)),
         }
     }
 
@@ -102,6 +106,17 @@ impl Queue {
             Queue::PFabric(q) => q.len(),
             Queue::PFabricEdf(q) => q.len(),
             Queue::Prio(q) => q.len(),
+            Queue::Pfc(q) => q.len(),
+        }
+    }
+
+    /// Whether a packet could be sent now (a PFC-paused queue may hold
+    /// data it cannot send).
+    #[inline]
+    pub fn has_sendable(&self) -> bool {
+        match self {
+            Queue::Pfc(q) => q.has_sendable(),
+            q => !q.is_empty(),
         }
     }
 
@@ -116,6 +131,7 @@ impl Queue {
             Queue::PFabric(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
             Queue::PFabricEdf(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
             Queue::Prio(q) => Box::new(q.hops().map(|h| h.size as u64)),
+            Queue::Pfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
         }
     }
 
@@ -127,6 +143,7 @@ impl Queue {
             Queue::PFabric(q) => q.pop(),
             Queue::PFabricEdf(q) => q.pop(),
             Queue::Prio(q) => q.pop(),
+            Queue::Pfc(q) => q.pop(),
         }
     }
 }

@@ -5,7 +5,10 @@
 //! fire; the simulation does the rest. A new transport is a module here and
 //! one arm of `Transport`; the event loop does not change.
 
+pub mod rdma;
 pub mod tcp;
+
+pub use rdma::{IntHop, IntStack, Poll};
 
 use crate::config::TransportConfig;
 use crate::event::timer;
@@ -36,12 +39,18 @@ pub enum Conn {
 pub enum Transport {
     /// The TCP family: NewReno + SACK (TCP-DropTail), with ECN.
     Tcp(tcp::TcpFlow),
+    /// An RDMA queue pair: paced, go-back-N, pulled by the NIC.
+    Rdma(rdma::RdmaFlow),
 }
 
+/// A flow and its configuration, by transport (a flow's transport is the
+/// configuration's: other pairs cannot occur).
 macro_rules! with_cfg {
-    ($self:expr, $cfg:expr, $t:ident, $c:ident => $body:expr) => {
+    ($self:expr, $cfg:expr, $t:ident, $c:ident => $tcp:expr, $rdma:expr) => {
         match ($self, $cfg) {
-            (Transport::Tcp($t), TransportConfig::Tcp($c)) => $body,
+            (Transport::Tcp($t), TransportConfig::Tcp($c)) => $tcp,
+            (Transport::Rdma($t), TransportConfig::Rdma($c)) => $rdma,
+            _ => unreachable!("a flow's transport is its configuration's"),
         }
     };
 }
@@ -54,32 +63,53 @@ impl Transport {
             TransportConfig::Tcp(c) => {
                 Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline))
             }
+            TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::new(spec, c)),
         }
     }
 
-    /// What the flow's connection keeps for the next flow.
+    /// What the flow's connection keeps for the next flow (transports
+    /// that reuse connections only).
     pub fn conn(&self) -> Conn {
         match self {
             Transport::Tcp(t) => Conn::Tcp(t.snd.conn()),
+            Transport::Rdma(_) => unreachable!("RDMA flows do not reuse connections"),
         }
     }
 
-    /// The flow starts: what to send first.
+    /// The flow starts: what to send first (a transport the NIC pulls
+    /// sends nothing here; see `poll`).
     pub fn start(&mut self, now: Time, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => t.start(now, c, out))
+        with_cfg!(self, cfg, t, c => t.start(now, c, out), { let _ = (t, c); })
+    }
+
+    /// A transport the NIC pulls: the next packet, or when to ask again,
+    /// or that it is blocked until an ACK or a timer.
+    #[inline]
+    pub fn poll(&mut self, now: Time, cfg: &TransportConfig) -> Poll {
+        with_cfg!(self, cfg, t, c => { let _ = (t, c); Poll::Blocked }, t.poll(now, c))
     }
 
     /// The receiving end takes a data packet; returns the reply to send
     /// back, if any.
     #[inline]
-    pub fn on_data(&mut self, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
-        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)))
+    pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
+        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)), t.on_data(now, data, c))
     }
 
-    /// The sending end takes an acknowledgement (or other feedback).
+    /// The sending end takes an acknowledgement (or other feedback), with
+    /// the in-band telemetry it carries (HPCC; empty otherwise).
     #[inline]
-    pub fn on_ack(&mut self, now: Time, ack: &Packet, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => t.on_ack(now, ack, c, out))
+    pub fn on_ack(&mut self, now: Time, ack: &Packet, int: &[IntHop], cfg: &TransportConfig, out: &mut Vec<Segment>) {
+        with_cfg!(self, cfg, t, c => { let _ = int; t.on_ack(now, ack, c, out) }, t.on_ack(now, ack, int, c))
+    }
+
+    /// A pulled flow: when its pacing lets it send next.
+    #[inline]
+    pub fn next_avail(&self) -> Time {
+        match self {
+            Transport::Tcp(_) => 0,
+            Transport::Rdma(t) => t.next_avail(),
+        }
     }
 
     /// How many kinds of timer (`event::timer`) this transport uses; kinds
@@ -88,6 +118,7 @@ impl Transport {
     pub fn timer_kinds(&self) -> u8 {
         match self {
             Transport::Tcp(_) => 1,
+            Transport::Rdma(_) => 4,
         }
     }
 
@@ -101,6 +132,7 @@ impl Transport {
                 debug_assert_eq!(kind, timer::RTO);
                 t.snd.rto_deadline
             }
+            Transport::Rdma(t) => t.deadline(kind),
         }
     }
 
@@ -109,7 +141,7 @@ impl Transport {
         with_cfg!(self, cfg, t, c => {
             debug_assert_eq!(kind, timer::RTO);
             t.on_timeout(now, c, out)
-        })
+        }, t.on_timer(now, kind, c))
     }
 
     /// The receiver holds every byte.
@@ -117,6 +149,7 @@ impl Transport {
     pub fn receiver_complete(&self) -> bool {
         match self {
             Transport::Tcp(t) => t.rcv.complete(),
+            Transport::Rdma(t) => t.receiver_complete(),
         }
     }
 
@@ -125,6 +158,7 @@ impl Transport {
     pub fn sender_done(&self) -> bool {
         match self {
             Transport::Tcp(t) => t.snd.done(),
+            Transport::Rdma(t) => t.sender_done(),
         }
     }
 
@@ -133,6 +167,7 @@ impl Transport {
     pub fn retransmits(&self) -> u32 {
         match self {
             Transport::Tcp(t) => t.snd.retx,
+            Transport::Rdma(t) => t.retx,
         }
     }
 
@@ -141,11 +176,12 @@ impl Transport {
     pub fn timeouts(&self) -> u32 {
         match self {
             Transport::Tcp(t) => t.snd.timeouts,
+            Transport::Rdma(t) => t.timeouts,
         }
     }
 
     /// Payload bytes the receiver holds.
     pub fn delivered_bytes(&self, cfg: &TransportConfig) -> u64 {
-        with_cfg!(self, cfg, t, c => t.delivered_bytes(c))
+        with_cfg!(self, cfg, t, c => t.delivered_bytes(c), t.delivered_bytes(c))
     }
 }

@@ -7,7 +7,9 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
+from .dcqcn import DcqcnScheme
 from .dctcp import DctcpScheme
+from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
 from .l2dct import L2dctScheme
@@ -18,10 +20,11 @@ from .prio_queues import PrioQueuesScheme
 from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme, IdealFqScheme],
+                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
-           "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme}
+           "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
+           "dcqcn": DcqcnScheme, "hpcc": HpccScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
-           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme"]
+           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme"]

@@ -1,0 +1,82 @@
+"""The `[buffer]` section: how switches hold packets. Per port (each port
+its own buffer, as the scheme sets it: pFabric's and PIAS's simulations),
+or one buffer per switch shared by its ports, with or without PFC (the
+100 Gb/s switches of BFC NSDI'22 §6.2.1, as the HPCC simulator models
+them; the engine's `buffer.rs`)."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from ..errors import SpecError
+from .base import Model, field
+
+HPCC_SIM = "HPCC simulator (switch-mmu.cc, third.cc), which BFC §6.2 ran DCQCN, DCTCP and HPCC on"
+
+
+class SwitchBuffer(Model):
+    """Per-port buffers (the scheme's), or a shared buffer per switch: each
+    ingress link has a reserve, then takes from the shared pool up to a
+    dynamic PFC threshold (alpha times the free pool), then from a headroom
+    while its pause reaches the upstream. With PFC the upstream port (a
+    switch or a host NIC) sends no data between the pause and the resume;
+    without it, a packet is dropped only when the switch's buffer is full."""
+
+    model: Literal["auto", "per_port", "shared"] = field(
+        "auto", "per_port: every port its own buffer, as the scheme sets it; shared: one buffer per switch (schemes "
+        "whose ports are FIFOs, tcp and dctcp, and the RDMA schemes); auto: what the scheme runs on in its paper "
+        "(shared for dcqcn and hpcc, per port for the rest)")
+    size_mb: float = field(12.0, "shared buffer per switch, MiB (2^20 bytes)", source="BFC §6.2.1; " + HPCC_SIM, gt=0)
+    pfc: bool = field(True, "pause the upstream of an ingress over its threshold (else drop when the buffer is full)",
+                      source="BFC §6.2.1 (DCQCN, DCTCP, HPCC run over PFC)")
+    pfc_alpha_shift: int = field(3, "PFC threshold = free shared pool / 2^shift at ports of the hosts' rate (one less "
+                                    "per doubling of a port's rate); 3: an ingress alone pauses at 1/9 = 11% of the "
+                                    "free buffer", source="BFC §6.2.1 ('11% of the free buffer'); " + HPCC_SIM,
+                                 ge=0, le=16)
+    reserve_bytes: int = field(4096, "bytes each ingress holds before taking from the shared pool",
+                               source=HPCC_SIM, ge=0)
+    resume_offset_bytes: int = field(3072, "an ingress resumes its upstream this far below its threshold",
+                                     source=HPCC_SIM, ge=0)
+    headroom_bytes: Optional[int] = field(
+        None, "PFC headroom per ingress; none: 3 x the link's rate x its one-way delay (37.5 KB at 100 Gb/s, 1 us)",
+        source=HPCC_SIM, ge=0)
+    acks_high_priority: Optional[bool] = field(
+        None, "ACKs ride in the control queue, served first, never paused and not counted in the buffer; none: as "
+              "the scheme has it (the HPCC simulator: for dcqcn only)", source=HPCC_SIM)
+
+    def resolved_model(self, scheme) -> str:
+        """`model`, with "auto" resolved to what `scheme` runs on."""
+        return getattr(scheme, "buffer_model", "per_port") if self.model == "auto" else self.model
+
+    def engine(self, port: dict, scheme) -> tuple[dict, Optional[dict]]:
+        """The engine's port disciplines and `shared_buffer`, given the
+        scheme's per-port configuration."""
+        if self.resolved_model(scheme) == "per_port":
+            return port, None
+        kinds = {port[w]["discipline"]["kind"] for w in ("host", "switch")}
+        if kinds == {"pfc"}:
+            # a scheme built for these switches (the RDMA schemes)
+            pfc_port = dict(port["switch"]["discipline"])
+            host = port["host"]
+        elif kinds == {"fifo"} and port.get("upper_tiers") is None:
+            pfc_port = {"kind": "pfc", "acks_high_priority": bool(self.acks_high_priority)}
+            # with PFC, host NICs obey pauses; their own buffer stays the scheme's
+            host = dict(port["host"], discipline=dict(pfc_port)) if self.pfc else port["host"]
+        else:
+            raise SpecError(f"buffer.model: 'shared' needs FIFO ports (schemes tcp, dctcp) or an RDMA scheme; "
+                            f"scheme {scheme.name}'s ports are {' and '.join(sorted(kinds))}")
+        if self.acks_high_priority is not None:
+            pfc_port["acks_high_priority"] = self.acks_high_priority
+            if host["discipline"]["kind"] == "pfc":
+                host = dict(host, discipline=dict(host["discipline"], acks_high_priority=self.acks_high_priority))
+        switch = {"discipline": pfc_port, "limit_bytes": None,
+                  "ecn_threshold_bytes": port["switch"].get("ecn_threshold_bytes")}
+        shared = {
+            "bytes": round(self.size_mb * (1 << 20)),
+            "reserve_bytes": self.reserve_bytes,
+            "resume_offset_bytes": self.resume_offset_bytes,
+            "headroom_bytes": self.headroom_bytes,
+            "pfc": self.pfc,
+            "alpha_shift": self.pfc_alpha_shift,
+        }
+        return {**port, "host": host, "switch": switch}, shared

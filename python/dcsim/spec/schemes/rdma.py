@@ -1,0 +1,66 @@
+"""What the RDMA schemes (`dcqcn`, and HPCC and DCTCP at 100 Gb/s to come)
+share: RoCE queue pairs as the HPCC simulator models them (the engine's
+`transport/rdma.rs`): 1000-byte payloads, a rate-paced sender the NIC
+pulls from, an ACK for every packet, go-back-N, over shared-buffer
+switches with PFC."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Optional
+
+from ...errors import SpecError
+from ..base import Model, field, ps
+
+if TYPE_CHECKING:
+    from ..experiment import Spec
+
+HPCC_SIM = "HPCC simulator (run.py, rdma-hw.cc), which BFC §6.2 ran DCQCN, DCTCP and HPCC on"
+
+
+class RdmaFamily(Model):
+    """RoCE queue pairs: packets of `mss_bytes` payload and `header_bytes`
+    of headers, paced at the flow's rate (the NIC's line rate until
+    congestion control lowers it), an ACK of `ack_bytes` per packet, and
+    go-back-N: a gap draws a NACK (at most one per `nack_interval_us` for
+    the same packet) and the sender resends from the packet the receiver
+    expects."""
+
+    mss_bytes: int = field(1000, "payload bytes per full packet (the MTU of BFC §6.2.1, 1 KB)", source=HPCC_SIM,
+                           gt=0, le=9000)
+    header_bytes: int = field(48, "header bytes per data packet (Ethernet, IP, UDP and the queue pair's: the "
+                                  "simulator's 14 + 20 + 8 + 6)", source=HPCC_SIM, ge=0, le=1000)
+    ack_bytes: int = field(60, "bytes of an ACK or NACK on the wire", source=HPCC_SIM, gt=0, le=1500)
+    nack_interval_us: float = field(500.0, "at most one NACK per this interval for the same expected packet",
+                                    source=HPCC_SIM, ge=0)
+    rto_us: Optional[float] = field(
+        None, "a safety timeout: go back to the first unacknowledged packet after this long without progress; "
+              "none, as in the simulator (which relies on PFC: a lost last packet would stall its flow)", gt=0)
+
+    #: What the scheme runs on when `buffer.model` is "auto".
+    buffer_model: ClassVar[str] = "shared"
+    #: ACKs in the switches' control queue (the simulator's ACK_HIGH_PRIO).
+    acks_high_priority: ClassVar[bool] = False
+
+    def rdma_engine(self, spec: "Spec", cc: dict, red: Optional[dict] = None,
+                    window_bytes: Optional[int] = None, var_win: bool = False) -> tuple[dict, dict]:
+        if spec.buffer.resolved_model(self) != "shared":
+            raise SpecError(f"scheme {self.name} runs on shared-buffer switches: leave buffer.model = \"auto\" "
+                            "or set it to \"shared\"")
+        if self.rto_us is None and not spec.buffer.pfc:
+            raise SpecError(f"scheme {self.name} without PFC loses packets, and with rto_us = none a lost last "
+                            "packet stalls its flow: set scheme.rto_us")
+        transport = {
+            "kind": "rdma",
+            "mss_bytes": self.mss_bytes,
+            "header_bytes": self.header_bytes,
+            "ack_bytes": self.ack_bytes,
+            "line_rate_bps": spec.topology.host_rate_bps(),
+            "window_bytes": window_bytes,
+            "var_win": var_win,
+            "nack_interval_ps": ps(self.nack_interval_us),
+            "rto_ps": None if self.rto_us is None else ps(self.rto_us),
+            "cc": cc,
+        }
+        pfc = {"kind": "pfc", "acks_high_priority": self.acks_high_priority}
+        port = {"host": {"discipline": pfc}, "switch": {"discipline": dict(pfc, red=red)}}
+        return transport, port

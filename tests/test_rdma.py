@@ -1,0 +1,122 @@
+"""RDMA queue pairs pulled by the NIC (`transport/rdma.rs`, `nic.rs`) and
+DCQCN over shared buffers with PFC, end to end."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dcsim.errors import SpecError
+from dcsim.simulate import build, run_all
+from dcsim.spec import Spec
+from conftest import run_checked
+
+
+def _star(write_trace, rows, hosts=5, scheme=None, **buffer):
+    return Spec.model_validate({
+        "topology": {"kind": "star", "hosts": hosts, "rate_gbps": 100.0, "link_delay_us": 1.0},
+        "scheme": scheme or {"name": "dcqcn"}, "buffer": buffer,
+        "workload": {"matrix": "trace", "trace": write_trace(rows)},
+        "run": {"sample_us": 2.0, "sample_queues": "to_hosts", "sample_flows": True}})
+
+
+@pytest.mark.parametrize("size", [1000, 1060, 64_000, 3_000_000])
+def test_a_flow_alone_runs_at_line_rate(write_trace, size):
+    # paced at the NIC's rate, no marks: exactly the ideal FCT (its wire
+    # bytes at 100 Gb/s, one packet's store-and-forward, the propagation,
+    # and the last ACK's way back). (A last packet shorter than an ACK,
+    # 1001 B say, arrives before the previous ACK has left, and its ACK
+    # waits for it: 0.88 ns more than the ideal, as on a real NIC.)
+    df = run_checked(_star(write_trace, [(0.0, 1, 0, size)]))
+    assert df.slowdown.iloc[0] == pytest.approx(1.0, abs=1e-9)
+    c = df.attrs["summary"]["counters"]
+    assert c["data_pkts"] == -(-size // 1000) and c["marked_pkts"] == 0
+
+
+def test_dcqcn_shares_a_bottleneck_fairly_and_keeps_it_busy(write_trace):
+    # four 10 MB flows into one host: DCQCN cuts each on the marks of the
+    # bottleneck's queue; they finish close together, and once past the
+    # start (four flows at line rate, cut by half every 4 us until the
+    # queue drains, then back up only at the 300 us increase timer) the
+    # link is kept busy
+    n, size = 4, 10_000_000
+    r = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)]))
+    s = r.summary
+    assert s["conservation_holds"] and s["counters"]["dropped_pkts"] == 0
+    assert s["counters"]["marked_pkts"] > 0
+    f = r.flows
+    finish = f.start_s + f.fct_s
+    wire = n * (size + size // 1000 * 48)
+    assert wire * 8 / 100e9 / finish.max() > 0.8, "the bottleneck stays busy"
+    assert finish.min() / finish.max() > 0.85, "the flows share fairly"
+    # in the middle of the run each flow gets about a quarter of the link
+    fs = r.flow_samples.pivot(index="time_s", columns="flow_id", values="delivered_bytes").dropna()
+    mid = fs[(fs.index > 0.2 * finish.max()) & (fs.index < 0.8 * finish.max())]
+    rates = (mid.iloc[-1] - mid.iloc[0]) * 8 / (mid.index[-1] - mid.index[0])
+    assert rates.min() / rates.max() > 0.85
+    assert rates.sum() == pytest.approx(100e9 * 1000 / 1048, rel=0.05)
+
+
+def test_go_back_n_recovers_losses_without_pfc(write_trace):
+    # no PFC and a small buffer: an incast loses packets; NACKs (and the
+    # safety timeout for lost last packets) bring every flow home
+    rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
+    spec = _star(write_trace, rows, hosts=9, scheme={"name": "dcqcn", "rto_us": 100.0}, pfc=False, size_mb=0.5)
+    r = run_all(spec)
+    s = r.summary
+    assert s["conservation_holds"]
+    assert s["counters"]["dropped_pkts"] > 0 and s["counters"]["retransmitted_pkts"] > 0
+    assert s["flows_finished"] == 8
+    # and with PFC the same incast loses nothing
+    r = run_all(_star(write_trace, rows, hosts=9, size_mb=0.5))
+    assert r.summary["counters"]["dropped_pkts"] == 0 and r.summary["counters"]["pfc_frames"] > 0
+    assert r.summary["counters"]["retransmitted_pkts"] == 0
+
+
+def test_rdma_runs_are_deterministic(write_trace):
+    rows = [(i * 1e-6, 1 + i % 4, 0, 200_000 + 1000 * i) for i in range(12)]
+    a, b = run_all(_star(write_trace, rows)), run_all(_star(write_trace, rows))
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.summary["counters"] == b.summary["counters"]
+
+
+def test_rdma_specs_are_checked(write_trace):
+    rows = [(0.0, 1, 0, 1000)]
+    with pytest.raises(SpecError, match="shared-buffer switches"):
+        build(_star(write_trace, rows, model="per_port"))
+    with pytest.raises(SpecError, match="rto_us"):
+        build(_star(write_trace, rows, pfc=False))
+    with pytest.raises(SpecError, match="kmin_kb"):
+        build(_star(write_trace, rows, scheme={"name": "dcqcn", "kmin_kb": 500}))
+
+
+def test_hpcc_alone_converges_to_eta_of_the_link(write_trace):
+    # a flow alone: its telemetry shows the link at its rate with no queue,
+    # so HPCC settles at eta x line rate + R_AI (then one multiplicative
+    # step per maxStage + 1 additive ones): about 95% of the link
+    r = run_all(_star(write_trace, [(0.0, 1, 0, 20_000_000)], scheme={"name": "hpcc"}))
+    fs = r.flow_samples.set_index("time_s").delivered_bytes
+    end = r.flows.fct_s.iloc[0]
+    mid = fs[(fs.index > 0.3 * end) & (fs.index < 0.9 * end)]
+    rate = (mid.iloc[-1] - mid.iloc[0]) * 8 / (mid.index[-1] - mid.index[0])
+    goodput = 100e9 * 1000 / 1048  # payload at line rate
+    assert rate / goodput == pytest.approx(0.95, abs=0.015)
+    assert r.summary["counters"]["dropped_pkts"] == 0
+
+
+def test_hpcc_shares_fairly_with_a_near_empty_queue(write_trace):
+    # four flows into one host: HPCC keeps the bottleneck just under eta
+    # with almost no queue, where DCQCN lets it build to its marking range.
+    # Its shares converge slowly (equal additive steps against cuts in
+    # proportion, as AIMD): within 30% of each other over a few ms
+    rows = [(0.0, h, 0, 10_000_000) for h in range(1, 5)]
+    hp = run_all(_star(write_trace, rows, scheme={"name": "hpcc"}))
+    f = hp.flows
+    finish = f.start_s + f.fct_s
+    assert finish.min() / finish.max() > 0.75
+    assert 4 * 10_000_000 * 1048 / 1000 * 8 / 100e9 / finish.max() > 0.85
+    q = hp.queues[hp.queues.peer == 0].bytes
+    dq = run_all(_star(write_trace, rows)).queues
+    dq = dq[dq.peer == 0].bytes
+    # after the first RTTs (the four start at line rate together)
+    late = hp.queues[hp.queues.peer == 0].time_s > 50e-6
+    assert q[late].mean() < 10_000 and q[late].mean() < dq.mean() / 3
