@@ -51,6 +51,7 @@ bench: .stamp-build
 	$(PY) -m dcsim bench --scheme ideal --flows 100000
 	$(PY) -m dcsim bench --scheme hpcc --flows 20000
 	$(PY) -m dcsim bench --scheme dcqcn --flows 20000
+	$(PY) -m dcsim bench --scheme bfc --flows 20000
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
 

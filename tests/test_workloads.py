@@ -1,5 +1,6 @@
 """Flow-size CDFs: parsing, the shipped tables, and the engine's sampler."""
 
+import json
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -309,3 +310,40 @@ def test_lognormal_arrivals_bfc():
     assert (logn.size_bytes == poisson.size_bytes).all()  # sizes from their own stream
     with pytest.raises(ValueError, match="applies to generated flows"):
         Spec.model_validate({"workload": {"matrix": "trace", "trace": "t.txt", "arrivals": "lognormal"}})
+
+
+def test_incast_mix_on_top_of_the_background_bfc():
+    # BFC §6.2.1: every 500 us (5% of 8 x 8 x 100 Gb/s in 20 MB incasts) a
+    # random host receives 200 KB from each of 100 random others; the
+    # background flows are those of the spec without incasts
+    from dcsim._core import sample_flows
+    from dcsim.spec.experiment import engine_config, incast_ids
+
+    base = {"topology": {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16,
+                         "host_rate_gbps": 100.0, "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0,
+                         "spine_link_delay_us": 1.0},
+            "routing": {"load_balancing": "ecmp"}, "scheme": {"name": "bfc"},
+            "workload": {"cdf": "fb_hadoop", "load": 0.55, "load_basis": "core", "flows": 3000, "incasts": {}}}
+    spec = Spec.model_validate(base)
+    flows = engine_config(spec)["workload"]["flows"]
+    ids = incast_ids(spec)
+    assert len(ids) == len(flows)
+    inc = [f for f, i in zip(flows, ids) if i >= 0]
+    plain = Spec.model_validate({**base, "workload": {**base["workload"], "incasts": None}})
+    bg = sample_flows(json.dumps(engine_config(plain)))
+    assert [f for f, i in zip(flows, ids) if i < 0] == [list(x) for x in zip(bg["start_ps"], bg["src"], bg["dst"],
+                                                                           bg["size_bytes"])]
+    n = max(ids) + 1
+    assert len(inc) == 100 * n and n >= 1
+    for k in range(n):
+        fk = [f for f, i in zip(flows, ids) if i == k]
+        starts, srcs, dsts, sizes = zip(*fk)
+        assert len(set(starts)) == 1 and starts[0] == 500_000_000 * (k + 1)
+        assert len(set(dsts)) == 1 and len(set(srcs)) == 100 and dsts[0] not in srcs
+        assert sum(sizes) == 20_000_000
+    with pytest.raises(SpecError, match="senders"):
+        engine_config(Spec.model_validate({**base, "topology": {"kind": "star", "hosts": 50},
+                                           "routing": {"load_balancing": "ecmp"},
+                                           "workload": {**base["workload"], "load_basis": "host"}}))
+    with pytest.raises((SpecError, ValueError), match="incasts"):
+        Spec.model_validate({**base, "workload": {**base["workload"], "matrix": "bulk"}})

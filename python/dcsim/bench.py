@@ -21,7 +21,7 @@ import time
 from .spec import Spec, engine_config_json
 
 
-SCHEMES = ("tcp", "pfabric", "ideal", "hpcc", "dcqcn")
+SCHEMES = ("tcp", "pfabric", "ideal", "hpcc", "dcqcn", "bfc")
 
 #: BFC §6.2.1's fabric: 128 hosts under 8 ToRs, 8 spines, 100 Gb/s, 1 us links.
 BFC_CLOS = {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16, "host_rate_gbps": 100.0,
@@ -32,12 +32,12 @@ def scenario(flows: int = 20_000, load: float = 0.6, seed: int = 1, scheme: str 
     """TCP: the engine's fixed scenario (fresh connections, random
     spraying). pFabric and Ideal: the paper's point as its figure runs it
     (pfabric-fig7-9: the scripts' connection pool, round-robin spraying,
-    whole-packet sizes). HPCC and DCQCN: BFC's set-up (its Clos with
+    whole-packet sizes). HPCC, DCQCN and BFC: BFC's set-up (its Clos with
     shared 12 MB buffers and PFC, Facebook Hadoop sizes with lognormal
     arrivals, the load on the core links)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
-    if scheme in ("hpcc", "dcqcn"):
+    if scheme in ("hpcc", "dcqcn", "bfc"):
         return Spec.model_validate({
             "name": f"bench-{scheme}", "seed": seed, "topology": BFC_CLOS, "routing": {"load_balancing": "ecmp"},
             "scheme": {"name": scheme},

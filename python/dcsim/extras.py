@@ -1,6 +1,6 @@
-"""Flows on top of a workload (PIAS §V-B): partition-aggregate queries
-(`[workload.queries]`, Figs. 8-9) and pings (`[workload.pings]`, Fig.
-10). The engine's generator gives the workload's own flows; the extra
+"""Flows on top of a workload: partition-aggregate queries
+(`[workload.queries]`, PIAS §V-B, Figs. 8-9), pings (`[workload.pings]`,
+PIAS Fig. 10) and BFC's incast mix (`[workload.incasts]`, BFC §6.2.1). The engine's generator gives the workload's own flows; the extra
 flows are merged in by start time and the engine runs the result as a
 trace. `spec.experiment.extra_ids` recomputes which flow is which."""
 
@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 #: The seed stream of Poisson query times (apart from the engine's streams).
 QUERY_STREAM = 0x7175657279
+#: The seed stream of the incasts' receivers and senders.
+INCAST_STREAM = 0x696e63617374
 
 
 def _times(per_s: float, count: Optional[int], start: int, horizon: int, poisson: bool, rng) -> "np.ndarray":
@@ -31,14 +33,16 @@ def _times(per_s: float, count: Optional[int], start: int, horizon: int, poisson
     return t
 
 
-def with_extras(config: dict, spec) -> tuple[dict, "np.ndarray", "np.ndarray"]:
+def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "np.ndarray", "np.ndarray"]:
     """The workload of `config` (a resolved engine configuration without
-    queries or pings) with the spec's queries and pings on top (PIAS
-    §V-B): merged by start time (the workload's flow first on a tie, then
-    queries, then pings; a query's answers in host order). Returns the
-    engine's trace workload and, per flow id, its kind (0: the workload's,
-    1: a query's answer, 2: a ping) and its query or ping number (-1 for
-    the workload's)."""
+    extra flows) with the spec's queries, pings and incasts on top: merged
+    by start time (the workload's flow first on a tie, then queries, then
+    pings, then incasts; a query's answers in host order, an incast's in
+    the order its senders were drawn). Returns the engine's trace workload
+    and, per flow id, its kind (0: the workload's, 1: a query's answer, 2:
+    a ping, 3: an incast's flow) and its query, ping or incast number (-1
+    for the workload's). `capacity_bps`: what workload.load is a fraction
+    of (for the incasts' interval)."""
     import json
 
     import numpy as np
@@ -63,6 +67,22 @@ def with_extras(config: dict, spec) -> tuple[dict, "np.ndarray", "np.ndarray"]:
         k = len(servers)
         cols.append((np.repeat(t, k), np.tile(servers, len(t)), np.full(len(t) * k, w.dst, dtype=np.int64),
                      np.full(len(t) * k, q.response_bytes, dtype=np.int64), np.repeat(np.arange(len(t)), k), 1))
+    if w.incasts is not None:
+        c = w.incasts
+        if c.senders >= hosts:
+            from .errors import SpecError
+
+            raise SpecError(f"workload.incasts.senders: {c.senders} senders need more than {hosts} hosts")
+        per_s = c.load_share * capacity_bps / (8 * c.total_bytes)
+        t = _times(per_s, c.count, start, horizon, False, None)
+        rng = np.random.default_rng([seed, INCAST_STREAM])
+        dsts = rng.integers(0, hosts, len(t))
+        # the senders: distinct hosts other than the receiver
+        srcs = np.stack([(d + 1 + rng.permutation(hosts - 1)[: c.senders]) % hosts for d in dsts]) \
+            if len(t) else np.zeros((0, c.senders), dtype=np.int64)
+        k = c.senders
+        cols.append((np.repeat(t, k), srcs.reshape(-1), np.repeat(dsts, k), np.full(len(t) * k, c.flow_bytes()),
+                     np.repeat(np.arange(len(t)), k), 3))
     if w.pings is not None:
         p = w.pings
         t = _times(p.per_s, p.count, start, stop or last, False, None)
@@ -71,6 +91,6 @@ def with_extras(config: dict, spec) -> tuple[dict, "np.ndarray", "np.ndarray"]:
                      np.full(n, p.bytes, dtype=np.int64), np.arange(n), 2))
     start_ps, src, dst, size, group = (np.concatenate([c[i] for c in cols]) for i in range(5))
     kind = np.concatenate([np.full(len(c[0]), c[5], dtype=np.int64) for c in cols])
-    order = np.lexsort((kind, start_ps))  # by time, then kind; stable otherwise
+    order = np.lexsort((np.where(kind == 3, 2.5, kind), start_ps))  # by time, then kind (pings before incasts)
     flows = np.stack([start_ps, src, dst, size], axis=1)[order].tolist()
     return {"kind": "trace", "flows": flows}, kind[order], group[order]

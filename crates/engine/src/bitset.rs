@@ -1,6 +1,6 @@
 //! A fixed-size bitset over segment indices, used for the SACK scoreboard
-//! of a sender and the reassembly map of a receiver. Allocated once per
-//! flow, never per packet.
+//! of a sender and the reassembly map of a receiver (allocated once per
+//! flow, never per packet), and for the queues a BFC port may serve.
 
 #[derive(Clone, Debug, Default)]
 pub struct Bitset {
@@ -22,6 +22,12 @@ impl Bitset {
     pub fn set(&mut self, i: u32) {
         let i = i as usize;
         self.words[i >> 6] |= 1 << (i & 63);
+    }
+
+    #[inline]
+    pub fn clear(&mut self, i: u32) {
+        let i = i as usize;
+        self.words[i >> 6] &= !(1 << (i & 63));
     }
 
     /// Set every bit in `[lo, hi)`.

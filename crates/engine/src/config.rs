@@ -33,6 +33,9 @@ pub struct Config {
     /// PFC; the switch ports' discipline must then be `pfc`.
     #[serde(default)]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// BFC's backpressure, when the switch ports are BFC's.
+    #[serde(default)]
+    pub bfc: Option<BfcConfig>,
 }
 
 /// A switch's shared buffer and its PFC (`buffer.rs`).
@@ -209,6 +212,26 @@ pub enum Discipline {
         #[serde(default)]
         red: Option<Red>,
     },
+    /// BFC (`queue/bfc.rs`, `backpressure.rs`).
+    Bfc {
+        queues: u16,
+        table_size: u32,
+        assign: crate::queue::bfc::Assign,
+        quantum_bytes: u64,
+        sticky_ps: u64,
+    },
+}
+
+/// BFC's backpressure: the pause threshold.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct BfcConfig {
+    /// HRTT: one hop's round trip (`None`: twice the longest link delay at
+    /// the switch).
+    #[serde(default)]
+    pub hrtt_ps: Option<u64>,
+    /// A fixed pause threshold instead of HRTT x rate / active queues.
+    #[serde(default)]
+    pub pause_threshold_bytes: Option<u64>,
 }
 
 /// RED-style ECN marking on a queue's length (DCQCN's switches).
@@ -291,6 +314,11 @@ pub struct HpccConfig {
     /// 128 and 80 bytes times its `INT_MULTI`); 1: exact.
     pub int_bytes_unit: u64,
     pub int_qlen_unit: u64,
+    /// Bytes of the telemetry header on every data packet and ACK (the
+    /// simulator's 5 hops x 8 B + 2 B), beyond the packets' usual headers:
+    /// on the wire, not in a flow's ideal FCT (as the simulator counts it).
+    #[serde(default)]
+    pub int_header_bytes: u32,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

@@ -9,6 +9,7 @@
 //! `ideal` and `fair_share` (the flow-level models), `metrics`, `prefetch`,
 //! and `sim`, which owns all state of one run.
 
+pub mod backpressure;
 pub mod bitset;
 pub mod buffer;
 pub mod config;

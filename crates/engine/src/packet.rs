@@ -39,6 +39,9 @@ pub mod flags {
     pub const CLASS0: u8 = 1 << 4;
     /// A negative acknowledgement: go back to `seq` (RDMA go-back-N).
     pub const NACK: u8 = 1 << 5;
+    /// BFC: the packet is counted against its upstream queue at this
+    /// switch (the paper's `counterIncr`).
+    pub const PAUSE_COUNTED: u8 = 1 << 6;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +60,9 @@ pub struct Packet {
     pub sack_hi: u32,
     /// Scheduling priority, lower is more urgent; unused by FIFO ports. 64
     /// bits: a flow's remaining bytes (pFabric), a deadline in picoseconds
-    /// (pFabric-EDF), a queue number (PIAS) all fit.
+    /// (pFabric-EDF), a queue number (PIAS) all fit. BFC, which schedules
+    /// by no priority, keeps its `upstreamQ` header here: the queue the
+    /// packet left its last hop by (a NIC's: the flow's slot).
     pub prio: u64,
     /// Data: send time. Ack: echo of the data packet's send time
     /// (RFC 7323 timestamps), so every ACK gives an RTT sample.

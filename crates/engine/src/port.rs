@@ -284,7 +284,8 @@ impl Port {
         self.drop_bytes += size;
     }
 
-    fn add_bytes(&mut self, size: u64) {
+    /// Count `size` bytes queued by the switch itself (BFC's data).
+    pub fn add_bytes(&mut self, size: u64) {
         self.bytes += size;
         self.max_bytes = self.max_bytes.max(self.bytes);
         self.settle_above = self.max_bytes.min(self.ecn_threshold).min(u32::MAX as u64) as u32;
@@ -317,6 +318,11 @@ impl Port {
             Queue::PFabricEdf(q) => (q.offer(e, self.limit_bytes), false),
             Queue::Prio(q) => q.offer(e.hop, e.prio, self.bytes, self.ecn_threshold),
             Queue::Pfc(q) => (Admit::Queued, q.push(e, self.ecn_threshold)),
+            // data packets are assigned a queue by the switch (`sim.rs`)
+            Queue::Bfc(q) => {
+                q.push_control(e.hop);
+                (Admit::Queued, false)
+            }
         };
         match admit {
             Admit::Queued => {

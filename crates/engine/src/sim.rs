@@ -2,6 +2,7 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this file only moves packets.
 
+use crate::backpressure::Backpressure;
 use crate::buffer::{SharedBuffers, Signal};
 use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::fair_share::{FairShare, Path, MAX_HOPS};
@@ -13,8 +14,9 @@ use crate::metrics::{
     BufferSample, Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
     UnfinishedRecord,
 };
-use crate::packet::{Kind, Packet, PacketId, Pool, LINK_LOCAL};
+use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port};
+use crate::queue::bfc::BfcQueues;
 use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
@@ -32,8 +34,10 @@ struct Flow {
     recorded: bool,
     /// Timer kinds with an entry in the calendar (one bit each).
     timers_pending: u8,
-    /// A pulled flow's place with its NIC.
+    /// A pulled flow's place with its NIC, and whether BFC has paused
+    /// its NIC queue.
     nic: NicState,
+    nic_paused: bool,
 }
 
 impl Flow {
@@ -191,6 +195,25 @@ pub struct Simulation {
     /// In-band telemetry by packet id (HPCC; empty otherwise).
     int: Vec<IntStack>,
     telemetry: bool,
+    /// BFC's pause counters, when the switch ports are BFC's.
+    bp: Option<Backpressure>,
+}
+
+/// `Packet::seq` of a PFC frame that pauses a whole port (BFC's frames
+/// name a queue there instead).
+const WHOLE_PORT: u32 = u32::MAX;
+
+/// The hash BFC's flow tables index by (one per flow, the same at every
+/// switch: each egress port has its own table).
+#[inline]
+fn flow_hash(flow: u32) -> u64 {
+    crate::routing::splitmix(0xbfc0_0000_0000_0000 ^ flow as u64)
+}
+
+/// A port whose queue takes part in PFC or BFC's backpressure.
+#[inline]
+fn obeys_pauses(q: &Queue) -> bool {
+    matches!(q, Queue::Pfc(_) | Queue::Bfc(_))
 }
 
 /// Bytes on the wire of a PFC frame: a minimum-size Ethernet frame.
@@ -245,15 +268,42 @@ impl Simulation {
         debug_assert!(net.links.iter().enumerate().all(|(i, l)| net.links[i ^ 1].node == l.peer), "ports come in pairs");
         let mut ports = ports;
         for (i, p) in ports.iter_mut().enumerate() {
-            if let Queue::Pfc(q) = &mut p.queue {
-                q.seed(crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64));
+            let seed = crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64);
+            match &mut p.queue {
+                Queue::Pfc(q) => q.seed(seed),
+                Queue::Bfc(q) => q.seed(seed),
+                _ => {}
             }
         }
-        let has_pfc = ports.iter().any(|p| matches!(p.queue, Queue::Pfc(_)));
+        let has_pfc = ports.iter().any(|p| obeys_pauses(&p.queue));
+        let bp = match &cfg.bfc {
+            None => None,
+            Some(b) => {
+                if !ports.iter().zip(&net.links).all(|(p, l)| net.is_host(l.node) || matches!(p.queue, Queue::Bfc(_))) {
+                    return Err("BFC's backpressure needs the bfc discipline on every switch port".into());
+                }
+                // one hop's bandwidth-delay product per port: HRTT, the
+                // longest round trip over the switch's links, at the rate
+                let bdp = net
+                    .links
+                    .iter()
+                    .map(|l| {
+                        let hrtt = b.hrtt_ps.unwrap_or_else(|| {
+                            2 * net.nodes[l.node as usize].ports.iter().map(|&q| net.links[q as usize].delay_ps).max().unwrap_or(0)
+                        });
+                        (hrtt as u128 * l.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64
+                    })
+                    .collect();
+                Some(Backpressure::new(bdp, b.pause_threshold_bytes))
+            }
+        };
         let pulled = cfg.transport.pulled();
         let telemetry = cfg.transport.telemetry();
         if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
             return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
+        }
+        if telemetry && cfg.shared_buffer.is_none() {
+            return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
         let nics: Vec<Nic> = if pulled { (0..net.hosts).map(|_| Nic::default()).collect() } else { vec![] };
         let nic_host: Vec<u32> = if pulled {
@@ -265,10 +315,10 @@ impl Simulation {
             None => None,
             Some(b) => {
                 let pfc_ports = |host: bool| {
-                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| matches!(p.queue, Queue::Pfc(_)))
+                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| obeys_pauses(&p.queue))
                 };
                 if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
-                    return Err("a shared buffer needs the pfc discipline on every switch port (and, with PFC, on every host NIC)".into());
+                    return Err("a shared buffer needs the pfc or bfc discipline on every switch port (and, with PFC, on every host NIC)".into());
                 }
                 Some(SharedBuffers::new(b, &net)?)
             }
@@ -352,6 +402,7 @@ impl Simulation {
             nic_host,
             int: Vec::new(),
             telemetry,
+            bp,
             buffers,
             buffer_samples: Vec::new(),
         })
@@ -653,7 +704,7 @@ impl Simulation {
             self.transmit_at(port, hop, start, start > now);
             return;
         }
-        if matches!(p.queue, Queue::Pfc(_)) {
+        if obeys_pauses(&p.queue) {
             return self.offer_pfc(port, hop);
         }
         self.catch_up(port, now);
@@ -721,8 +772,11 @@ impl Simulation {
         let pkt = self.pool.get(hop.id);
         let entry = Entry::of(hop, pkt);
         let p = &mut self.ports[port as usize];
-        let Queue::Pfc(q) = &p.queue else { unreachable!("offer_pfc on a pfc port") };
-        let control = q.is_control(&entry);
+        let control = match &p.queue {
+            Queue::Pfc(q) => q.is_control(&entry),
+            Queue::Bfc(_) => BfcQueues::is_control(&entry),
+            _ => unreachable!("offer_pfc on a port that obeys pauses"),
+        };
         let counted = !control && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port));
         let ingress = if counted { pkt.ingress } else { NOT_COUNTED };
         if !control && !counted && p.bytes + hop.size as u64 > p.limit_bytes {
@@ -738,18 +792,65 @@ impl Simulation {
                     p.count_drop(hop.size as u64);
                     return self.drop_packet(hop.id);
                 }
-                Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause),
+                Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause, WHOLE_PORT, 0),
                 Ok(_) => {}
             }
         }
         let p = &mut self.ports[port as usize];
-        let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
-        if mark {
-            p.mark(self.pool.get_mut(hop.id));
+        if !control && matches!(p.queue, Queue::Bfc(_)) {
+            self.bfc_enqueue(port, hop);
+        } else {
+            let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
+            if mark {
+                p.mark(self.pool.get_mut(hop.id));
+            }
         }
+        let p = &mut self.ports[port as usize];
         p.busy_until = p.busy_until.max(now);
         self.catch_up(port, now);
         self.ensure_wake(port);
+    }
+
+    /// A data packet enters BFC port `port` (§3.3): the flow table gives
+    /// its queue; if that queue is longer than the pause threshold, the
+    /// packet counts against the upstream queue it came from, and the
+    /// first such packet pauses it.
+    fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
+        let now = self.now;
+        let pkt = *self.pool.get(hop.id);
+        let p = &mut self.ports[port as usize];
+        let Queue::Bfc(b) = &mut p.queue else { unreachable!("a bfc port") };
+        let q = b.assign(flow_hash(pkt.flow), now);
+        let (before, active) = (b.queue_bytes(q), b.active());
+        b.push(hop, q);
+        p.add_bytes(hop.size as u64);
+        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
+        if pkt.ingress != NOT_COUNTED && before > bp.threshold(port, active) {
+            self.pool.get_mut(hop.id).flags |= flags::PAUSE_COUNTED;
+            let upstream = pkt.prio as u32;
+            if bp.count(pkt.ingress, upstream) {
+                // to a NIC the queue is a flow's: name the flow too
+                self.send_pfc(pkt.ingress, Kind::Pause, upstream, pkt.flow);
+            }
+        }
+    }
+
+    /// A packet leaves BFC port `port` by its queue `q`: the flow table and
+    /// the pause counters let it go; it carries `q` to the next hop as its
+    /// upstream queue.
+    fn bfc_release(&mut self, port: u32, id: PacketId, q: u16) {
+        let now = self.now;
+        let pkt = self.pool.get_mut(id);
+        let (ingress, upstream, flow) = (pkt.ingress, pkt.prio as u32, pkt.flow);
+        let counted = pkt.has(flags::PAUSE_COUNTED);
+        pkt.flags &= !flags::PAUSE_COUNTED;
+        pkt.prio = q as u64;
+        if let Queue::Bfc(b) = &mut self.ports[port as usize].queue {
+            b.release(flow_hash(flow), now);
+        }
+        if counted && self.bp.as_mut().expect("bfc").uncount(ingress, upstream) {
+            self.send_pfc(ingress, Kind::Resume, upstream, flow);
+        }
     }
 
     /// Packet `id` leaves its switch's buffer by `port` (and may be marked
@@ -759,6 +860,11 @@ impl Simulation {
         let pkt = self.pool.get(id);
         if self.telemetry && pkt.kind == Kind::Data && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port)) {
             self.stamp(port, id);
+        }
+        if let Queue::Bfc(b) = &self.ports[port as usize].queue {
+            if let Some(q) = b.last_queue {
+                self.bfc_release(port, id, q);
+            }
         }
         let pkt = self.pool.get(id);
         if pkt.ingress == NOT_COUNTED {
@@ -773,7 +879,7 @@ impl Simulation {
         let pkt = self.pool.get(id);
         let b = self.buffers.as_mut().expect("a shared buffer");
         if b.release(pkt.ingress, pkt.size as u64) == Signal::Resume {
-            self.send_pfc(pkt.ingress, Kind::Resume);
+            self.send_pfc(pkt.ingress, Kind::Resume, WHOLE_PORT, 0);
         }
     }
 
@@ -798,16 +904,18 @@ impl Simulation {
         self.int[id as usize].push(hop);
     }
 
-    /// Send a PFC frame out of `port`, to the port at the other end of its
-    /// link. It is a real packet: it waits for the frame being serialized,
-    /// then goes first, and takes the link's delay.
+    /// Send a pause or resume frame out of `port`, to the port at the other
+    /// end of its link: for the whole port (PFC, `queue` = `WHOLE_PORT`) or
+    /// one of its queues (BFC; at a NIC the queue of flow `flow`). It is a
+    /// real packet: it waits for the frame being serialized, then goes
+    /// first, and takes the link's delay.
     #[inline(never)]
-    fn send_pfc(&mut self, port: u32, kind: Kind) {
+    fn send_pfc(&mut self, port: u32, kind: Kind, queue: u32, flow: u32) {
         let pkt = Packet {
             flow: u32::MAX,
             slot: u32::MAX,
-            seq: 0,
-            sack_lo: 0,
+            seq: queue,
+            sack_lo: flow,
             sack_hi: 0,
             prio: 0,
             ts: self.now,
@@ -832,9 +940,31 @@ impl Simulation {
         self.counters.delivered_pkts += 1;
         self.counters.delivered_bytes += pkt.size as u64;
         let now = self.now;
+        let pause = pkt.kind == Kind::Pause;
+        let nic = self.nic_host.get(port as usize).copied().filter(|&h| h != u32::MAX);
+        if pkt.seq != WHOLE_PORT {
+            // BFC: one queue of a switch port, or one flow's at a NIC
+            if let (Some(host), Some(f)) = (nic, self.flows.get(pkt.seq, pkt.sack_lo)) {
+                f.nic_paused = pause;
+                if !pause {
+                    self.nic_pump(host);
+                }
+                return;
+            }
+            let p = &mut self.ports[port as usize];
+            if let Queue::Bfc(b) = &mut p.queue {
+                b.set_paused(pkt.seq as usize, pause);
+                if !pause {
+                    p.busy_until = p.busy_until.max(now);
+                    self.catch_up(port, now);
+                    self.ensure_wake(port);
+                }
+            }
+            return;
+        }
         let p = &mut self.ports[port as usize];
         let Queue::Pfc(q) = &mut p.queue else { return };
-        q.set_paused(pkt.kind == Kind::Pause, now);
+        q.set_paused(pause, now);
         if pkt.kind == Kind::Resume {
             if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
                 return self.nic_pump(host);
@@ -863,7 +993,7 @@ impl Simulation {
             // A port that obeys PFC decides each departure on time: its
             // buffer accounting (and the pauses it may trigger) and a
             // pause's effect depend on when packets leave.
-            let lazy = if matches!(p.queue, Queue::Pfc(_)) { 0 } else { p.fixed_ps() };
+            let lazy = if obeys_pauses(&p.queue) { 0 } else { p.fixed_ps() };
             self.cal.schedule(p.busy_until + lazy, Event::TxDone { port });
         }
     }
@@ -995,7 +1125,7 @@ impl Simulation {
         let t = &self.cfg.transport;
         let conn = self.conns.as_mut().and_then(|c| c.take(spec.src, spec.dst));
         let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline));
-        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle };
+        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;
         self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
@@ -1102,13 +1232,22 @@ impl Simulation {
         for _ in 0..self.nics[host as usize].ready.len() {
             let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
             let Some(f) = self.flows.get(slot, id) else { continue };
+            if f.nic_paused {
+                // BFC paused this flow's NIC queue: it waits, in its place
+                self.nics[host as usize].ready.push_back((slot, id));
+                continue;
+            }
             let retx_before = f.ep.retransmits();
             match f.ep.poll(now, &self.cfg.transport) {
                 Poll::Send(seg) => {
                     self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                     self.nics[host as usize].ready.push_back((slot, id));
                     let spec = self.arm_timers(slot, id).expect("polled");
-                    let pkt = self.data_packet(slot, id, &spec, &seg);
+                    let mut pkt = self.data_packet(slot, id, &spec, &seg);
+                    if self.bp.is_some() {
+                        // BFC's upstreamQ: the flow's NIC queue
+                        pkt.prio = slot as u64;
+                    }
                     self.counters.data_pkts += 1;
                     self.counters.host_tx_pkts += 1;
                     self.counters.host_tx_bytes += pkt.size as u64;
@@ -1302,6 +1441,7 @@ impl Simulation {
                     .iter()
                     .map(|&p| match &self.ports[p as usize].queue {
                         Queue::Pfc(q) => q.data_bytes(),
+                        Queue::Bfc(q) => q.data_bytes(),
                         _ => 0,
                     })
                     .sum();

@@ -26,6 +26,8 @@ class RunData:
     flow_samples: "pd.DataFrame"
     queues: "pd.DataFrame"
     summary: dict
+    #: every switch's buffer over time (shared buffers only)
+    buffers: "pd.DataFrame" = None
 
     @staticmethod
     def load(directory: Path) -> "RunData":
@@ -36,7 +38,7 @@ class RunData:
             return pd.read_parquet(p) if p.is_file() else pd.DataFrame()
 
         summary = json.loads((directory / "summary.json").read_text())
-        return RunData(table("flows"), table("flow_samples"), table("queues"), summary)
+        return RunData(table("flows"), table("flow_samples"), table("queues"), summary, table("buffers"))
 
 
 @dataclass(frozen=True)

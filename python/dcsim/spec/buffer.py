@@ -27,8 +27,10 @@ class SwitchBuffer(Model):
         "whose ports are FIFOs, tcp and dctcp, and the RDMA schemes); auto: what the scheme runs on in its paper "
         "(shared for dcqcn and hpcc, per port for the rest)")
     size_mb: float = field(12.0, "shared buffer per switch, MiB (2^20 bytes)", source="BFC §6.2.1; " + HPCC_SIM, gt=0)
-    pfc: bool = field(True, "pause the upstream of an ingress over its threshold (else drop when the buffer is full)",
-                      source="BFC §6.2.1 (DCQCN, DCTCP, HPCC run over PFC)")
+    pfc: Optional[bool] = field(
+        None, "pause the upstream of an ingress over its threshold (else drop when the buffer is full); none: the "
+              "scheme's (on, but off for bfc, which has its own backpressure)",
+        source="BFC §6.2.1 (DCQCN, DCTCP, HPCC run over PFC)")
     pfc_alpha_shift: int = field(3, "PFC threshold = free shared pool / 2^shift at ports of the hosts' rate (one less "
                                     "per doubling of a port's rate); 3: an ingress alone pauses at 1/9 = 11% of the "
                                     "free buffer", source="BFC §6.2.1 ('11% of the free buffer'); " + HPCC_SIM,
@@ -44,6 +46,10 @@ class SwitchBuffer(Model):
         None, "ACKs ride in the control queue, served first, never paused and not counted in the buffer; none: as "
               "the scheme has it (the HPCC simulator: for dcqcn only)", source=HPCC_SIM)
 
+    def resolved_pfc(self, scheme) -> bool:
+        """`pfc`, with none resolved to the scheme's."""
+        return getattr(scheme, "pfc", True) if self.pfc is None else self.pfc
+
     def resolved_model(self, scheme) -> str:
         """`model`, with "auto" resolved to what `scheme` runs on."""
         return getattr(scheme, "buffer_model", "per_port") if self.model == "auto" else self.model
@@ -53,19 +59,20 @@ class SwitchBuffer(Model):
         scheme's per-port configuration."""
         if self.resolved_model(scheme) == "per_port":
             return port, None
+        pfc = self.resolved_pfc(scheme)
         kinds = {port[w]["discipline"]["kind"] for w in ("host", "switch")}
-        if kinds == {"pfc"}:
+        if kinds <= {"pfc", "bfc"} and port["host"]["discipline"]["kind"] == "pfc":
             # a scheme built for these switches (the RDMA schemes)
             pfc_port = dict(port["switch"]["discipline"])
             host = port["host"]
         elif kinds == {"fifo"} and port.get("upper_tiers") is None:
             pfc_port = {"kind": "pfc", "acks_high_priority": bool(self.acks_high_priority)}
             # with PFC, host NICs obey pauses; their own buffer stays the scheme's
-            host = dict(port["host"], discipline=dict(pfc_port)) if self.pfc else port["host"]
+            host = dict(port["host"], discipline=dict(pfc_port)) if pfc else port["host"]
         else:
             raise SpecError(f"buffer.model: 'shared' needs FIFO ports (schemes tcp, dctcp) or an RDMA scheme; "
                             f"scheme {scheme.name}'s ports are {' and '.join(sorted(kinds))}")
-        if self.acks_high_priority is not None:
+        if self.acks_high_priority is not None and pfc_port["kind"] == "pfc":
             pfc_port["acks_high_priority"] = self.acks_high_priority
             if host["discipline"]["kind"] == "pfc":
                 host = dict(host, discipline=dict(host["discipline"], acks_high_priority=self.acks_high_priority))
@@ -76,7 +83,7 @@ class SwitchBuffer(Model):
             "reserve_bytes": self.reserve_bytes,
             "resume_offset_bytes": self.resume_offset_bytes,
             "headroom_bytes": self.headroom_bytes,
-            "pfc": self.pfc,
+            "pfc": pfc,
             "alpha_shift": self.pfc_alpha_shift,
         }
         return {**port, "host": host, "switch": switch}, shared

@@ -245,14 +245,9 @@ def engine_config(spec: Spec) -> dict:
     else:
         cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
         mean_wire = cdf.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
-        if w.load_basis == "core":
-            capacity = topo.core_capacity_bps()
-            if capacity is None:
-                raise SpecError(f"workload.load_basis: 'core' needs a topology with a core; {topo.kind} has none")
-        elif w.matrix == "many_to_one":
-            capacity = topo.host_rate_bps()  # the destination's link
-        else:
-            capacity = hosts * topo.host_rate_bps()
+        if w.load_basis == "core" and topo.core_capacity_bps() is None:
+            raise SpecError(f"workload.load_basis: 'core' needs a topology with a core; {topo.kind} has none")
+        capacity = _capacity(spec)
         rate = w.load * capacity / (8 * mean_wire)
         if w.matrix == "heterogeneous":
             # every ordered pair carries the same bytes: a host sends
@@ -292,6 +287,7 @@ def engine_config(spec: Spec) -> dict:
         "fct_at": spec.run.fct_at,
         "model": model,
         "shared_buffer": shared_buffer,
+        **(spec.scheme.extra_config(spec) if hasattr(spec.scheme, "extra_config") else {}),
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
@@ -301,11 +297,21 @@ def engine_config(spec: Spec) -> dict:
         raise SpecError("workload.queries: a query completes at the client; set run.fct_at = \"receiver\"")
     if w.pings is not None and spec.run.fct_at != "sender":
         raise SpecError("workload.pings: a ping's round trip ends at the sender; set run.fct_at = \"sender\"")
-    if w.queries is not None or w.pings is not None:
+    if w.queries is not None or w.pings is not None or w.incasts is not None:
         from ..extras import with_extras
 
-        config["workload"], _, _ = with_extras(config, spec)
+        config["workload"], _, _ = with_extras(config, spec, _capacity(spec))
     return config
+
+
+def _capacity(spec: Spec) -> float:
+    """What workload.load is a fraction of, bits per second."""
+    topo, w = spec.topology, spec.workload
+    if w.load_basis == "core":
+        return float(topo.core_capacity_bps() or 0)
+    if w.matrix == "many_to_one":
+        return float(topo.host_rate_bps())  # the destination's link
+    return float(topo.host_count() * topo.host_rate_bps())
 
 
 def extra_flows(spec: Spec):
@@ -315,13 +321,14 @@ def extra_flows(spec: Spec):
     from ..extras import with_extras
 
     w = spec.workload
-    if w.queries is None and w.pings is None:
+    if w.queries is None and w.pings is None and w.incasts is None:
         return None
-    plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None, "pings": None})})
-    return with_extras(engine_config(plain), spec)[1:]
+    plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None, "pings": None,
+                                                                      "incasts": None})})
+    return with_extras(engine_config(plain), spec, _capacity(spec))[1:]
 
 
-QUERY, PING = 1, 2  # the kinds of extra flows (extra_flows)
+QUERY, PING, INCAST = 1, 2, 3  # the kinds of extra flows (extra_flows)
 
 
 def extra_ids(spec: Spec, kind: int):
@@ -330,7 +337,7 @@ def extra_ids(spec: Spec, kind: int):
     the spec has none of that kind."""
     import numpy as np
 
-    on = spec.workload.queries if kind == QUERY else spec.workload.pings
+    on = {QUERY: spec.workload.queries, PING: spec.workload.pings, INCAST: spec.workload.incasts}[kind]
     kinds = extra_flows(spec) if on is not None else None
     if kinds is None:
         return None
@@ -342,6 +349,12 @@ def query_ids(spec: Spec):
     """Per flow id, the query of `workload.queries` it answers (-1: any
     other flow); None without queries."""
     return extra_ids(spec, QUERY)
+
+
+def incast_ids(spec: Spec):
+    """Per flow id, the incast of `workload.incasts` it belongs to (-1: any
+    other flow); None without incasts."""
+    return extra_ids(spec, INCAST)
 
 
 def ping_ids(spec: Spec):

@@ -30,6 +30,9 @@ class StarTopology(Model):
     def host_rate_bps(self) -> int:
         return bps(self.rate_gbps)
 
+    def max_link_delay_us(self) -> float:
+        return self.link_delay_us
+
     def core_capacity_bps(self) -> Optional[int]:
         return None
 
@@ -71,6 +74,9 @@ class LeafSpineTopology(Model):
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
+
+    def max_link_delay_us(self) -> float:
+        return max(self.host_link_delay_us, self.spine_link_delay_us)
 
     def core_capacity_bps(self) -> Optional[int]:
         # BFC §6.2 load: a fraction of the leaves' aggregate uplink capacity.
@@ -136,6 +142,9 @@ class FatTreeTopology(Model):
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
+
+    def max_link_delay_us(self) -> float:
+        return max(self.host_link_delay_us, self.fabric_link_delay_us)
 
     def core_capacity_bps(self) -> Optional[int]:
         # edge-switch uplinks: k pods x k/2 edges x k/2 uplinks

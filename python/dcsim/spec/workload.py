@@ -31,6 +31,29 @@ class Queries(Model):
                                        "flow starts and before run.stop_time_s)", gt=0)
 
 
+class Incasts(Model):
+    """BFC's incast mix (NSDI'22 §6.2.1) on top of a generated workload:
+    at fixed intervals a host drawn at random receives `total_bytes`, in
+    equal flows from `senders` other hosts drawn at random, all starting
+    together. The interval makes the incasts `load_share` of the capacity
+    `workload.load` is a fraction of (BFC: 5% of the core, 20 MB every
+    500 us on its Clos), so `workload.load` is the background's own share
+    (BFC's "55% + 5% incast"). Incast flows count in the run's flow table;
+    figures report them apart (`dcsim.spec.experiment.incast_ids`)."""
+
+    senders: int = field(100, "hosts sending to each incast's receiver", source="BFC NSDI'22 §6.2.1 (100-to-1)",
+                         gt=0)
+    total_bytes: int = field(20_000_000, "bytes of an incast, split evenly among its senders",
+                             source="BFC NSDI'22 §6.2.1 (20 MB in aggregate)", gt=0)
+    load_share: float = field(0.05, "the incasts' share of the capacity workload.load refers to",
+                              source="BFC NSDI'22 §6.2.1 (5% of the traffic)", gt=0, lt=1)
+    count: Optional[int] = field(None, "incasts to start (default: as many as start before the last background "
+                                       "flow and before run.stop_time_s)", gt=0)
+
+    def flow_bytes(self) -> int:
+        return max(self.total_bytes // self.senders, 1)
+
+
 class Pings(Model):
     """Pings on top of the workload (PIAS §V-B, Fig. 10: ping under load):
     one small flow from `src` to `dst` every 1/per_s; its FCT at the
@@ -108,6 +131,9 @@ class Workload(Model):
     queries: Optional[Queries] = field(
         None, "partition-aggregate queries to `dst` from every other host, on top of the generated flows "
         "(`[workload.queries]`; query completion times: dcsim.metrics.query_times)", source="PIAS ToN'17 §V-B")
+    incasts: Optional[Incasts] = field(
+        None, "BFC's incast mix on top of the generated flows: every interval, one random host receives 20 MB from "
+        "100 random others (`[workload.incasts]`)", source="BFC NSDI'22 §6.2.1")
     pings: Optional[Pings] = field(
         None, "pings from one host to another on top of the flows (`[workload.pings]`; round-trip times: "
         "dcsim.metrics.ping_times)", source="PIAS ToN'17 §V-B (Fig. 10)")
@@ -120,7 +146,10 @@ class Workload(Model):
             raise ValueError("matrix = 'heterogeneous' needs workload.reverse_cdf (a shipped workload or a file)")
         if self.queries is not None and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.queries go on top of a generated workload, not matrix = '{self.matrix}'")
-        if (self.queries is not None or self.pings is not None) and self.deadline_mean_us is not None:
+        if self.incasts is not None and self.matrix in ("trace", "incast", "bulk"):
+            raise ValueError(f"workload.incasts go on top of a generated workload, not matrix = '{self.matrix}'")
+        if (self.queries is not None or self.pings is not None or self.incasts is not None) \
+                and self.deadline_mean_us is not None:
             raise ValueError("workload.queries and workload.pings do not combine with deadlines (deadline_mean_us)")
         if self.pings is not None and self.matrix == "incast":
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")

@@ -9,6 +9,7 @@
 //! free" event); the other disciplines choose the next packet when the
 //! serializer frees up (`TxDone`).
 
+pub mod bfc;
 pub mod pfabric;
 pub mod pfc;
 pub mod prio;
@@ -69,6 +70,8 @@ pub enum Queue {
     Prio(prio::PrioQueues),
     /// A control queue and a data queue that PFC pauses.
     Pfc(pfc::PfcQueue),
+    /// BFC: queues assigned to flows, paused one by one.
+    Bfc(bfc::BfcQueues),
 }
 
 impl Queue {
@@ -91,6 +94,9 @@ impl Queue {
                 .with_dynamic_threshold(dt_alpha),
             ),
             Discipline::Pfc { acks_high_priority, red } => Queue::Pfc(pfc::PfcQueue::new(acks_high_priority, red)),
+            Discipline::Bfc { queues, table_size, assign, quantum_bytes, sticky_ps } => Queue::Bfc(
+                bfc::BfcQueues::new(queues as usize, table_size as usize, assign, quantum_bytes, sticky_ps),
+            ),
         }
     }
 
@@ -107,6 +113,7 @@ impl Queue {
             Queue::PFabricEdf(q) => q.len(),
             Queue::Prio(q) => q.len(),
             Queue::Pfc(q) => q.len(),
+            Queue::Bfc(q) => q.len(),
         }
     }
 
@@ -116,6 +123,7 @@ impl Queue {
     pub fn has_sendable(&self) -> bool {
         match self {
             Queue::Pfc(q) => q.has_sendable(),
+            Queue::Bfc(q) => q.has_sendable(),
             q => !q.is_empty(),
         }
     }
@@ -132,6 +140,7 @@ impl Queue {
             Queue::PFabricEdf(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
             Queue::Prio(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Pfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
+            Queue::Bfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
         }
     }
 
@@ -144,6 +153,7 @@ impl Queue {
             Queue::PFabricEdf(q) => q.pop(),
             Queue::Prio(q) => q.pop(),
             Queue::Pfc(q) => q.pop(),
+            Queue::Bfc(q) => q.pop(),
         }
     }
 }

@@ -2,8 +2,9 @@
 //! simulator BFC NSDI'22 §6.2 ran DCQCN, DCTCP and HPCC on; its
 //! `rdma-hw.cc` and `rdma-queue-pair.cc`): a rate-paced sender with an
 //! optional window, go-back-N loss recovery, and a receiver that ACKs every
-//! packet. Rate control is a congestion-control variant (`Cc`): none (line
-//! rate) or DCQCN (Mellanox's version, as the simulator's `--cc dcqcn`).
+//! packet. Rate control is a congestion-control variant (`RdmaCc`): none
+//! (line rate: BFC's hosts), DCQCN (Mellanox's version, the simulator's
+//! `--cc dcqcn`) or HPCC (`--cc hp`).
 //!
 //! The NIC pulls packets (`Transport::poll`): when its line is free it
 //! asks its flows in turn for the next packet; a flow answers with one, or
@@ -32,6 +33,14 @@ pub mod timer {
     pub const ALPHA: u8 = 1;
     pub const DECREASE: u8 = 2;
     pub const INCREASE: u8 = 3;
+}
+
+/// Bytes of HPCC's telemetry header on each packet (none for the others).
+fn int_header(cfg: &RdmaConfig) -> u32 {
+    match &cfg.cc {
+        RdmaCc::Hpcc(h) => h.int_header_bytes,
+        _ => 0,
+    }
 }
 
 /// What a flow says when the NIC asks it for a packet.
@@ -165,7 +174,7 @@ impl RdmaFlow {
 
     fn wire(&self, seq: u32, cfg: &RdmaConfig) -> u16 {
         let payload = if seq + 1 == self.n_pkts { self.last_payload } else { cfg.mss_bytes };
-        (payload + cfg.header_bytes) as u16
+        (payload + cfg.header_bytes + int_header(cfg)) as u16
     }
 
     /// The window in packets (0: none): `window_bytes` scaled by the rate
@@ -234,7 +243,9 @@ impl RdmaFlow {
             prio: 0,
             src: data.dst,
             dst: data.src,
-            size: cfg.ack_bytes as u16,
+            // HPCC's ACK carries the telemetry header in place of 14 bytes
+            // of the padding of a minimum frame (the simulator's 48 -> 76 B)
+            size: (cfg.ack_bytes + int_header(cfg).saturating_sub(14)) as u16,
             kind: Kind::Ack,
             flags: f,
             ..*data
@@ -245,6 +256,9 @@ impl RdmaFlow {
     pub fn on_ack(&mut self, now: Time, ack: &Packet, int: &[IntHop], cfg: &RdmaConfig) {
         if ack.seq > self.snd_una {
             self.snd_una = ack.seq;
+            // after a timeout rewound it, ACKs of packets that were only
+            // late can overtake the next packet to send
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
             self.rto_deadline = cfg.rto_ps.filter(|_| self.snd_una < self.snd_nxt).map(|r| now + r);
         }
         if ack.has(flags::NACK) {
@@ -296,7 +310,7 @@ impl RdmaFlow {
             } else {
                 (self.hpcc.cur_bps + h.rai_bps, self.hpcc.stage + 1)
             };
-            let rate = rate.clamp(h.min_rate_bps, self.line_bps);
+            let rate = rate.clamp(h.min_rate_bps.min(self.line_bps), self.line_bps);
             self.change_rate(rate);
             if full {
                 self.hpcc.cur_bps = rate;
@@ -502,6 +516,23 @@ mod tests {
     }
 
     #[test]
+    fn late_acks_after_a_timeout_move_the_next_packet_on() {
+        // a timeout rewinds to the first unacknowledged packet; ACKs of the
+        // packets that were only late then overtake it
+        let c = RdmaConfig { rto_ps: Some(1000), ..cfg(RdmaCc::None, Some(4000)) };
+        let mut f = RdmaFlow::new(&spec(10_000), &c);
+        for _ in 0..4 {
+            f.next_avail = 0;
+            assert!(matches!(f.poll(0, &c), Poll::Send(_)));
+        }
+        f.on_timer(1000, timer::RTO, &c);
+        f.on_ack(1100, &Packet { seq: 3, kind: Kind::Ack, ..data(0) }, &[], &c);
+        f.next_avail = 0;
+        assert!(matches!(f.poll(1100, &c), Poll::Send(Segment { seq: 3, .. })));
+        assert_eq!(f.timeouts, 1);
+    }
+
+    #[test]
     fn hpcc_aims_at_eta_of_the_bottleneck() {
         let h = HpccConfig {
             eta: 0.95,
@@ -512,6 +543,7 @@ mod tests {
             window_bytes: Some(100_000),
             int_bytes_unit: 1,
             int_qlen_unit: 1,
+            int_header_bytes: 0,
         };
         let c = RdmaConfig { window_bytes: Some(100_000), var_win: true, ..cfg(RdmaCc::Hpcc(h), None) };
         let mut f = RdmaFlow::new(&spec(10_000_000), &c);

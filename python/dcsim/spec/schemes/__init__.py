@@ -7,6 +7,7 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
+from .bfc import BfcScheme
 from .dcqcn import DcqcnScheme
 from .dctcp import DctcpScheme
 from .hpcc import HpccScheme
@@ -20,11 +21,11 @@ from .prio_queues import PrioQueuesScheme
 from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme],
+                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
-           "dcqcn": DcqcnScheme, "hpcc": HpccScheme}
+           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
-           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme"]
+           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme"]

@@ -36,6 +36,9 @@ class HpccScheme(RdmaFamily):
     base_rtt_us: Optional[float] = field(None, "T; none: the network's longest base RTT (two ways' propagation "
                                                "and one payload per hop; 8.32 us on BFC's Clos)",
                                          source=HPCC_SIM, gt=0)
+    int_header_bytes: int = field(42, "bytes of the telemetry header on every data packet and ACK (5 hops x 8 B + "
+                                      "2 B), on the wire but not in a flow's ideal FCT", source=HPCC_SIM, ge=0,
+                                  le=1000)
     int_multi: int = field(4, "telemetry counters in units of 128 x int_multi bytes sent and 80 x int_multi bytes "
                               "queued (the simulator's INT_MULTI, 100/25 at 100 Gb/s); 0: exact", source=HPCC_SIM,
                            ge=0)
@@ -51,5 +54,6 @@ class HpccScheme(RdmaFamily):
             "window_bytes": None,
             "int_bytes_unit": 128 * self.int_multi or 1,
             "int_qlen_unit": 80 * self.int_multi or 1,
+            "int_header_bytes": self.int_header_bytes,
         }
         return self.rdma_engine(spec, cc, var_win=True)

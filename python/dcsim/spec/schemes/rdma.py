@@ -1,4 +1,4 @@
-"""What the RDMA schemes (`dcqcn`, and HPCC and DCTCP at 100 Gb/s to come)
+"""What the RDMA schemes (`dcqcn`, `hpcc`, `bfc`; DCTCP at 100 Gb/s to come)
 share: RoCE queue pairs as the HPCC simulator models them (the engine's
 `transport/rdma.rs`): 1000-byte payloads, a rate-paced sender the NIC
 pulls from, an ACK for every packet, go-back-N, over shared-buffer
@@ -40,15 +40,23 @@ class RdmaFamily(Model):
     buffer_model: ClassVar[str] = "shared"
     #: ACKs in the switches' control queue (the simulator's ACK_HIGH_PRIO).
     acks_high_priority: ClassVar[bool] = False
+    #: Whether its switches run PFC (`buffer.pfc` unset).
+    pfc: ClassVar[bool] = True
+
+    def rdma_min_rate_bps(self) -> float:
+        return getattr(self, "min_rate_mbps", 0.0) * 1e6
 
     def rdma_engine(self, spec: "Spec", cc: dict, red: Optional[dict] = None,
                     window_bytes: Optional[int] = None, var_win: bool = False) -> tuple[dict, dict]:
         if spec.buffer.resolved_model(self) != "shared":
             raise SpecError(f"scheme {self.name} runs on shared-buffer switches: leave buffer.model = \"auto\" "
                             "or set it to \"shared\"")
-        if self.rto_us is None and not spec.buffer.pfc:
+        if self.rto_us is None and not spec.buffer.resolved_pfc(self):
             raise SpecError(f"scheme {self.name} without PFC loses packets, and with rto_us = none a lost last "
                             "packet stalls its flow: set scheme.rto_us")
+        if self.rdma_min_rate_bps() > spec.topology.host_rate_bps():
+            raise SpecError(f"scheme.min_rate_mbps ({self.rdma_min_rate_bps() / 1e6:g}) is above the hosts' line "
+                            f"rate ({spec.topology.host_rate_bps() / 1e6:g} Mb/s)")
         transport = {
             "kind": "rdma",
             "mss_bytes": self.mss_bytes,

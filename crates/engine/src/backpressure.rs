@@ -1,0 +1,85 @@
+//! BFC's per-hop, per-flow backpressure (NSDI'22 §3.3.2), the switch's
+//! half: pause counters indexed by (ingress, upstream queue). A packet
+//! that finds its queue longer than the pause threshold is counted against
+//! the upstream queue it came from (the `upstreamQ` header each hop
+//! writes); the first such packet pauses that upstream queue, and the
+//! upstream queue resumes when the last counted packet has left. The
+//! threshold is Th = HRTT x port rate / N_active (§3.3.2): one hop's
+//! bandwidth-delay product shared among the queues the port is serving,
+//! so that a resumed queue's first packets arrive before the port runs
+//! dry (App. C).
+
+use std::collections::HashMap;
+
+#[derive(Debug, Default)]
+pub struct Backpressure {
+    /// Packets counted, by (the switch's port on the ingress link, the
+    /// upstream queue).
+    counters: HashMap<(u32, u32), u32>,
+    /// HRTT x rate of each port, bytes (`u64::MAX` for ports without BFC).
+    bdp: Vec<u64>,
+    /// A fixed threshold instead (BFC Fig. 7's sweep).
+    fixed: Option<u64>,
+    pub pauses: u64,
+}
+
+impl Backpressure {
+    pub fn new(bdp: Vec<u64>, fixed: Option<u64>) -> Backpressure {
+        Backpressure { counters: HashMap::new(), bdp, fixed, pauses: 0 }
+    }
+
+    /// The pause threshold of `port` with `active` queues being served.
+    #[inline]
+    pub fn threshold(&self, port: u32, active: usize) -> u64 {
+        self.fixed.unwrap_or_else(|| self.bdp[port as usize] / active.max(1) as u64)
+    }
+
+    /// Count a packet against (ingress, upstream queue): true when the
+    /// upstream queue is to be paused (the first counted packet).
+    pub fn count(&mut self, ingress: u32, upstream: u32) -> bool {
+        let c = self.counters.entry((ingress, upstream)).or_insert(0);
+        *c += 1;
+        if *c == 1 {
+            self.pauses += 1;
+        }
+        *c == 1
+    }
+
+    /// A counted packet left: true when the upstream queue is to be
+    /// resumed (the last one).
+    pub fn uncount(&mut self, ingress: u32, upstream: u32) -> bool {
+        let Some(c) = self.counters.get_mut(&(ingress, upstream)) else { return false };
+        *c -= 1;
+        if *c == 0 {
+            self.counters.remove(&(ingress, upstream));
+            return true;
+        }
+        false
+    }
+
+    /// Upstream queues paused now.
+    pub fn paused(&self) -> usize {
+        self.counters.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upstream_queue_is_paused_while_any_counted_packet_remains() {
+        let mut b = Backpressure::new(vec![25_000], None);
+        assert_eq!(b.threshold(0, 0), 25_000);
+        assert_eq!(b.threshold(0, 4), 6_250);
+        assert!(b.count(3, 7));
+        assert!(!b.count(3, 7));
+        assert!(b.count(3, 8)); // another upstream queue on the same ingress
+        assert!(!b.uncount(3, 7));
+        assert!(b.uncount(3, 7));
+        assert_eq!(b.paused(), 1);
+        assert!(b.uncount(3, 8));
+        assert_eq!((b.paused(), b.pauses), (0, 2));
+        assert_eq!(Backpressure::new(vec![25_000], Some(10_000)).threshold(0, 4), 10_000);
+    }
+}

@@ -1,0 +1,408 @@
+"""BFC (NSDI'22) figures. Fig. 4 is a queueing model of one link, computed
+as the paper says (`dcsim.queue_model`); the packet-level figures follow
+as their schemes and workloads land (docs/reproductions/bfc.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from .model import ModelFigure
+from .core import register
+from .single import Statement
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FIG4_LOADS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+FIG4_SPEEDS = (10, 40, 100)
+#: Flows per point, by mode.
+FIG4_FLOWS = {"quick": 100_000, "full": 2_000_000}
+MTU, HEADER = 1000, 48
+
+
+def fig4_compute(mode: str):
+    """CDF of the number of active flows on one link: fair queueing (PS) at
+    10, 40 and 100 Gb/s, SRF (SRPT) and FIFO at 100 Gb/s; Google RPC sizes
+    (with BFC's 1 KB packets and 48 B headers), lognormal gaps (sigma = 2)
+    at each load, the gaps scaled so that the sequence's own load is the
+    nominal one. Each load uses one flow sequence at every speed and
+    policy."""
+    import numpy as np
+    import pandas as pd
+
+    from ..queue_model import active_flows, cdf, lognormal_gaps, quantile
+    from ..workloads import load_cdf
+
+    n = FIG4_FLOWS[mode]
+    loads = FIG4_LOADS if mode == "full" else (0.5, 0.7, 0.85, 0.95)
+    sizes = load_cdf("google_rpc")
+    rows, p99 = [], {}
+    for k, load in enumerate(loads):
+        rng = np.random.default_rng(4000 + k)
+        size = sizes.quantile(rng.random(n))
+        wire = size + np.ceil(np.maximum(size, 1) / MTU) * HEADER
+        gaps = lognormal_gaps(n, wire.mean() * 8 / load, 2.0, rng)  # in bit times: scaled per speed below
+        # lognormal gaps with sigma = 2 (CV^2 = e^4 - 1 = 54) average out
+        # slowly: pin the sequence's own load to the nominal one
+        gaps *= wire.sum() * 8 / load / gaps.sum()
+        runs = [("fq", g) for g in FIG4_SPEEDS] + [("srf", 100), ("fifo", 100)]
+        for policy, gbps in runs:
+            rate = gbps * 1e9
+            levels = active_flows({"fq": "ps", "srf": "srpt", "fifo": "fifo"}[policy], np.cumsum(gaps) / rate,
+                                  wire * 8 / rate)
+            c = cdf(levels)
+            p99[(policy, gbps, load)] = quantile(levels, 0.99)
+            rows += [{"policy": policy, "gbps": gbps, "load": load, "active_flows": i, "cdf": float(v)}
+                     for i, v in enumerate(c) if i <= 1000]
+    t = pd.DataFrame(rows)
+    fq = t[t.policy == "fq"].pivot_table(index=["load", "active_flows"], columns="gbps", values="cdf")
+    gap = float((fq.max(axis=1) - fq.min(axis=1)).max())
+    stats = {
+        "fq_p99_active_at_85pct": p99[("fq", 100, 0.85)],
+        "fq_p99_active_at_95pct": p99[("fq", 100, 0.95)],
+        "fq_cdf_gap_across_speeds": gap,
+        "srf_over_fq_p99_at_95pct": p99[("srf", 100, 0.95)] / max(p99[("fq", 100, 0.95)], 1),
+        "fifo_over_fq_p99_at_95pct": p99[("fifo", 100, 0.95)] / max(p99[("fq", 100, 0.95)], 1),
+    }
+    return t, stats
+
+
+def fig4_draw(t, fig: ModelFigure):
+    import matplotlib.pyplot as plt
+
+    figure, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True, sharey=True)
+    loads = sorted(t.load.unique())
+    colors = plt.cm.viridis([i / max(len(loads) - 1, 1) for i in range(len(loads))])
+    styles = {10: ":", 40: "--", 100: "-"}
+    for load, color in zip(loads, colors):
+        for gbps, ls in styles.items():
+            d = t[(t.policy == "fq") & (t.gbps == gbps) & (t.load == load)]
+            a.plot(d.active_flows, d.cdf, ls, color=color, lw=1.3,
+                   label=f"{load:.0%}" if gbps == 100 else None)
+        for policy, ls in (("fq", "-"), ("srf", "--"), ("fifo", ":")):
+            d = t[(t.policy == policy) & (t.gbps == 100) & (t.load == load)]
+            b.plot(d.active_flows, d.cdf, ls, color=color, lw=1.3)
+    for ax, title in ((a, "(a) fair queueing at 10 (dotted), 40 (dashed), 100 Gb/s"),
+                      (b, "(b) 100 Gb/s: FQ (solid), SRF (dashed), FIFO (dotted)")):
+        ax.axvline(32, color="red", lw=1)
+        ax.set_xscale("symlog", linthresh=10)
+        ax.set_xlim(0, 1000)
+        ax.set_xlabel("Active flows")
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+    a.set_ylabel("CDF (time)")
+    a.legend(title="load", fontsize=7, title_fontsize=7, loc="lower right")
+    return figure
+
+
+register(ModelFigure(
+    name="bfc-fig4",
+    title="BFC Fig. 4: active flows on one link, by load, link speed and scheduling (Google RPC sizes)",
+    source="BFC (NSDI'22) §2.3, Fig. 4",
+    description=("One bottleneck link as a queue of flows (no packets): Google all-RPC sizes, lognormal "
+                 "inter-arrivals with sigma = 2 at each load, served by fair queueing (processor sharing), "
+                 "shortest remaining flow first or FIFO; the time-average CDF of the number of flows in the "
+                 "system, against the 32 queues of a Tofino2 port (red)."),
+    compute=fig4_compute,
+    draw=fig4_draw,
+    paper=(
+        Statement("§2.3, Fig. 4(a)", "fq_p99_active_at_85pct", 0, 40,
+                  "at 100 Gb/s the active flows significantly exceed 32 only above 85% load"),
+        Statement("§2.3, Fig. 4(a)", "fq_p99_active_at_95pct", 33, 100, "... and then only modestly"),
+        Statement("§2.3, Fig. 4(a)", "fq_cdf_gap_across_speeds", 0, 0.02, "the distribution is invariant to link speed"),
+        Statement("§2.3, Fig. 4(b)", "srf_over_fq_p99_at_95pct", 0, 1, "the result holds even more strongly with SRF"),
+        Statement("§2.3, Fig. 4(b)", "fifo_over_fq_p99_at_95pct", 2, math.inf,
+                  "with FIFO the number of active flows is much larger"),
+    ),
+    notes=("The paper gives no ranges: 'significantly exceeds' is read as a 99th percentile above 40, 'modestly' as "
+           "below 100, 'much larger' as at least twice. Quick: 100,000 flows per point at loads 0.5, 0.7, 0.85, "
+           "0.95; full: 2,000,000 at 0.5-0.95, each sequence's gaps scaled to make its own load exactly the nominal "
+           "one (lognormal gaps with sigma = 2 average out slowly: 20,000 of them drawn for 85% made 63%). The model is exactly invariant to link speed (sizes and gaps "
+           "scale together), as the paper's statement says."),
+))
+
+
+# ---- FCT slowdown by flow size at one load (Figs. 9-11) ----------------------
+
+
+@dataclass(frozen=True)
+class BySizeFigure:
+    """Schemes side by side at one load: FCT slowdown by flow size (bins of
+    equal flow counts, 5% each, as the HPCC simulator's analysis script
+    makes them) at the average, 95th and 99th percentiles, and each switch's
+    buffer occupancy as a CDF over time, as BFC §6.2 draws its figures."""
+
+    name: str
+    title: str
+    source: str
+    description: str
+    base: dict
+    variants: dict
+    labels: dict
+    flows: dict  # mode -> flows per run
+    stats: Callable[["pd.DataFrame", dict], dict]
+    paper: tuple = field(default_factory=tuple)
+    notes: str = ""
+
+    def sweep(self, mode: str):
+        from ..errors import SpecError
+        from ..sweep import Sweep
+
+        if mode not in self.flows:
+            raise SpecError(f"mode must be quick or full, got {mode!r}")
+        base = json.loads(json.dumps(self.base))
+        base.setdefault("workload", {})["flows"] = self.flows[mode]
+        return Sweep(name=f"{self.name}-{mode}", base=base, grid={"variant": list(self.variants), "seed": [1]},
+                     variants=self.variants)
+
+    def reproduce(self, out: Path, mode: str, **run):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from ..errors import SpecError
+        from ..runner import load_points, point_dir, run_sweep
+        from .single import RunData, save
+
+        out = Path(out)
+        result = run_sweep(self.sweep(mode), out, **run)
+        runs = {}
+        for p in load_points(out):
+            runs[p["point"]["params"]["variant"]] = RunData.load(point_dir(out, p["point"]["key"]))
+        if not runs:
+            raise SpecError(f"{out}: no run completed")
+        mark_incasts(runs)
+        table = by_size_table(runs)
+        stats = self.stats(table, runs)
+        save(self, out, mode, stats, table, draw_by_size(table, runs, self), len(runs), result.failed)
+        return result, table
+
+
+def mark_incasts(runs: dict) -> None:
+    """Add an `incast` column to each run's flows: whether the flow belongs
+    to `workload.incasts` (BFC reports those apart, App. A.12)."""
+    from ..spec import spec_from_dict
+    from ..spec.experiment import incast_ids
+
+    for data in runs.values():
+        ids = incast_ids(spec_from_dict(data.summary["spec"]))
+        f = data.flows
+        data.flows = f.assign(incast=False if ids is None else ids[f.flow_id.to_numpy()] >= 0)
+
+
+def by_size_table(runs: dict) -> "pd.DataFrame":
+    """Slowdown statistics by size bin (edges: the 5% quantiles of the flow
+    sizes, shared by every scheme: they run the same flows), incast flows
+    left out."""
+    import numpy as np
+    import pandas as pd
+
+    sizes = next(iter(runs.values())).flows.query("~incast").size_bytes
+    edges = np.unique(np.quantile(sizes, np.linspace(0, 1, 21)))
+    edges[0] = 0
+    rows = []
+    for variant, data in runs.items():
+        f = data.flows.query("~incast").dropna(subset=["slowdown"])
+        f = f.assign(bin=np.clip(np.searchsorted(edges, f.size_bytes, side="left"), 1, len(edges) - 1))
+        for b, g in f.groupby("bin"):
+            rows.append({"variant": variant, "bin_lo": edges[b - 1], "bin_hi": edges[b],
+                         "size_median": float(g.size_bytes.median()), "flows": len(g),
+                         "mean": float(g.slowdown.mean()), "p95": float(g.slowdown.quantile(0.95)),
+                         "p99": float(g.slowdown.quantile(0.99))})
+    return pd.DataFrame(rows)
+
+
+def draw_by_size(t, runs: dict, fig: BySizeFigure):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figure, axes = plt.subplots(1, 4, figsize=(15, 3.8), constrained_layout=True)
+    for ax, stat, title in zip(axes, ("mean", "p95", "p99"), ("average", "95th percentile", "99th percentile")):
+        for variant, g in t.groupby("variant", sort=False):
+            ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, label=fig.labels.get(variant, variant))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("Flow size (bytes, bin's upper edge)")
+        ax.set_title(f"FCT slowdown: {title}", fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("FCT slowdown")
+    axes[0].legend(fontsize=7)
+    ax = axes[3]
+    for variant, data in runs.items():
+        b = data.buffers
+        if b is None or not len(b):
+            continue
+        x = np.sort(b.bytes.to_numpy()) / 1e6
+        ax.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, label=fig.labels.get(variant, variant))
+    ax.set_xscale("symlog", linthresh=0.01)
+    ax.set_xlabel("Buffer occupancy per switch (MB)")
+    ax.set_ylabel("CDF (samples)")
+    ax.set_title("Buffer occupancy", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return figure
+
+
+#: BFC §6.2.1's set-up: the 128-host Clos (8 ToRs x 16 hosts, 8 spines,
+#: 100 Gb/s, 1 us links), per-flow ECMP, lognormal arrivals (sigma = 2),
+#: the load on the ToR-spine links, every switch's buffer sampled each us.
+BFC_BASE = {
+    "topology": {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16, "host_rate_gbps": 100.0,
+                 "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0, "spine_link_delay_us": 1.0},
+    "routing": {"load_balancing": "ecmp"},
+    "workload": {"load": 0.6, "load_basis": "core", "arrivals": "lognormal", "arrival_sigma": 2.0},
+    "run": {"sample_us": 1.0, "sample_queues": "none"},
+}
+#: Ideal-FQ counts the RDMA schemes' packets (1000 B payloads, 48 B
+#: headers), so the arrival rate that makes the load, and the flows, are
+#: theirs.
+BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, "dcqcn": {"scheme.name": "dcqcn"},
+                "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48}}
+BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "ideal_fq": "Ideal-FQ (flow level)"}
+BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN and HPCC, BFC from its "
+                 "paper); Ideal-FQ at flow level. Not yet in: DCTCP at 100 Gb/s (the simulator's rate-based one) "
+                 "and ExpressPass. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
+                 "authors' prototype sets it; flows within a rack never cross it. One seed.")
+
+
+def _short_long(t, variant: str, stat: str, short: bool, bound: float):
+    """Short flows: the bins up to `bound` bytes; long: the largest bin
+    (the largest 5% of flows)."""
+    g = t[t.variant == variant]
+    return g[g.bin_hi <= bound][stat] if short else g[g.bin_lo == g.bin_lo.max()][stat]
+
+
+def _ratio(t, num: str, den: str, stat: str, short: bool, bound: float) -> float:
+    import numpy as np
+
+    a, b = _short_long(t, num, stat, short, bound), _short_long(t, den, stat, short, bound)
+    return float(np.median(a.to_numpy() / b.to_numpy())) if len(a) and len(a) == len(b) else math.nan
+
+
+def fig10_stats(t, runs: dict) -> dict:
+    pfc = {v: runs[v].summary["counters"]["pfc_frames"] for v in ("dcqcn", "hpcc") if v in runs}
+    short = 3000
+    p99 = {v: _short_long(t, v, "p99", True, short).median() for v in runs}
+    return {
+        "pfc_frames_dcqcn_hpcc": float(sum(pfc.values())),
+        "hpcc_over_bfc_p99_short": _ratio(t, "hpcc", "bfc", "p99", True, short),
+        "dcqcn_p99_short_over_the_next_worst": float(p99["dcqcn"] / max(p99["hpcc"], p99["bfc"])),
+        "bfc_over_ideal_mean_all": float(runs["bfc"].flows.slowdown.mean() / runs["ideal_fq"].flows.slowdown.mean()),
+    }
+
+
+def _incast_p99(runs: dict, variant: str) -> float:
+    f = runs[variant].flows
+    return float(f[f.incast].slowdown.quantile(0.99))
+
+
+def fig9_stats(t, runs: dict) -> dict:
+    out = fig10_stats(t, runs)
+    del out["pfc_frames_dcqcn_hpcc"], out["bfc_over_ideal_mean_all"]
+    paused = {v: runs[v].summary.get("pfc", {}).get("paused_fraction_mean", 0.0) for v in ("dcqcn", "hpcc")}
+    out["hpcc_over_dcqcn_pfc_paused"] = paused["hpcc"] / paused["dcqcn"] if paused["dcqcn"] else math.nan
+    out["hpcc_over_bfc_p99_incast"] = _incast_p99(runs, "hpcc") / _incast_p99(runs, "bfc")
+    return out
+
+
+def fig11a_stats(t, runs: dict) -> dict:
+    out = fig9_stats(t, runs)
+    out["dcqcn_over_bfc_mean_long"] = _ratio(t, "dcqcn", "bfc", "mean", False, 0)
+    out["hpcc_over_bfc_mean_long"] = _ratio(t, "hpcc", "bfc", "mean", False, 0)
+    return out
+
+
+def fig11b_stats(t, runs: dict) -> dict:
+    out = fig10_stats(t, runs)
+    out["dcqcn_over_bfc_mean_long"] = _ratio(t, "dcqcn", "bfc", "mean", False, 0)
+    out["hpcc_over_bfc_mean_long"] = _ratio(t, "hpcc", "bfc", "mean", False, 0)
+    return out
+
+
+def _by_size(name: str, title: str, source: str, description: str, cdf: str, flows: dict, stats, paper: tuple,
+             notes: str, incasts: bool = False) -> BySizeFigure:
+    """A BFC figure of slowdown by size: BFC's set-up with the `cdf` sizes,
+    at 60% (or 55% with the incast mix on top), every scheme in."""
+    workload = {**BFC_BASE["workload"], "cdf": cdf, **(INCAST if incasts else {})}
+    return register(BySizeFigure(
+        name=name, title=title, source=source, description=description,
+        base={**BFC_BASE, "workload": workload}, variants=BFC_VARIANTS, labels=BFC_LABELS, flows=flows,
+        stats=stats, paper=paper, notes=BY_SIZE_NOTES + " " + notes))
+
+
+#: BFC's incast mix on top (§6.2.1): 20 MB from 100 random hosts to a random
+#: one every 500 us, 5% of the core, the background at 55%.
+INCAST = {"load": 0.55, "incasts": {"senders": 100, "total_bytes": 20_000_000, "load_share": 0.05}}
+GOOGLE_FLOWS, FB_FLOWS = {"quick": 50_000, "full": 750_000}, {"quick": 5_000, "full": 100_000}
+DCQCN_WORST = Statement("§6.2", "dcqcn_p99_short_over_the_next_worst", 1.0, math.inf,
+                        "DCQCN is worst on latency for small flow sizes")
+#: What §6.2 says of the Facebook Hadoop runs (Fig. 11): the trends of the
+#: Google runs, and the headline gain for long flows.
+FB_TRENDS = (
+    Statement("§6.2", "hpcc_over_bfc_p99_short", 1.0, math.inf,
+              "trends as with the Google sizes: HPCC's short-flow tail above BFC's"),
+    DCQCN_WORST,
+    Statement("abstract, §6", "dcqcn_over_bfc_mean_long", 1.6, 5.0,
+              "BFC: 1.6-5x better average FCT for long flows than DCQCN, DCTCP, HPCC"),
+    Statement("abstract, §6", "hpcc_over_bfc_mean_long", 1.6, 5.0,
+              "BFC: 1.6-5x better average FCT for long flows than DCQCN, DCTCP, HPCC"),
+)
+
+_by_size(
+    "bfc-fig10", "BFC Fig. 10: FCT slowdown by flow size and buffer occupancy, Google RPC sizes, 60% load, no incast",
+    "BFC (NSDI'22) §6.2, Fig. 10 (a, b)",
+    "BFC's Clos (128 hosts at 100 Gb/s, 12 MB shared buffers), Google all-RPC sizes with lognormal arrivals at 60% "
+    "of the core; BFC, HPCC, DCQCN and Ideal-FQ on the same flows: slowdown by size (average, 95th, 99th "
+    "percentile) and every switch's buffer over time.",
+    "google_rpc", GOOGLE_FLOWS, fig10_stats,
+    (
+        Statement("§6.2, Fig. 10 caption", "pfc_frames_dcqcn_hpcc", 0, 0, "for all the schemes, PFC was never triggered"),
+        Statement("§6.2", "hpcc_over_bfc_p99_short", 2.3, 3.0,
+                  "HPCC has 2.3-3x worse tail latency for short flows than BFC without incast"),
+        DCQCN_WORST,
+        Statement("§6.2", "bfc_over_ideal_mean_all", 1.0, 1.5, "without incast BFC closely tracks optimal"),
+    ),
+    "Short flows: the size bins up to 3 KB (the median over them of the ratio of 99th percentiles). Quick: 50,000 "
+    "flows (0.3 ms of arrivals); full: 750,000 (5 ms).",
+)
+
+_by_size(
+    "bfc-fig11b", "BFC Fig. 11(b): FCT slowdown by flow size, Facebook Hadoop sizes, 60% load, no incast",
+    "BFC (NSDI'22) §6.2, Fig. 11(b)",
+    "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN and Ideal-FQ on the same flows.",
+    "fb_hadoop", FB_FLOWS, fig11b_stats, FB_TRENDS,
+    "Short flows: the size bins up to 3 KB; long: the largest bin (the largest 5% of flows, above about 1 MB). "
+    "Quick: 5,000 flows (1.4 ms of arrivals); full: 100,000 (28 ms).",
+)
+
+_by_size(
+    "bfc-fig9", "BFC Fig. 9 (a, b): FCT slowdown by flow size and buffer occupancy, Google RPC at 55% + 5% 100-to-1 "
+    "incast", "BFC (NSDI'22) §6.2, Fig. 9 (a, b); App. A.12",
+    "As bfc-fig10 with BFC's incast mix on top: every 500 us a random host receives 20 MB from 100 random others "
+    "(5% of the core), the background at 55%. Slowdown of the background flows by size; the incast flows apart.",
+    "google_rpc", GOOGLE_FLOWS, fig9_stats,
+    (
+        Statement("§6.2", "hpcc_over_bfc_p99_short", 5.0, 30.0,
+                  "with incast HPCC has 5-30x worse tail latency for short flows than BFC"),
+        DCQCN_WORST,
+        Statement("§6.2, Fig. 9(c)", "hpcc_over_dcqcn_pfc_paused", 0.0, 1.0,
+                  "HPCC reduces PFC pauses (with incast) compared to DCQCN"),
+        Statement("§6.2, App. A.12", "hpcc_over_bfc_p99_incast", 1.5, 2.5,
+                  "BFC improves incast flows: 2x better FCTs at the tail than HPCC"),
+    ),
+    "Short flows: the size bins up to 3 KB. Incast flows (workload.incasts) are left out of the bins. Quick: 50,000 "
+    "background flows (0.3 ms of arrivals: the first incast only); full: 750,000 (5 ms, 10 incasts).",
+    incasts=True,
+)
+
+_by_size(
+    "bfc-fig11a", "BFC Fig. 11(a): FCT slowdown by flow size, Facebook Hadoop at 55% + 5% 100-to-1 incast",
+    "BFC (NSDI'22) §6.2, Fig. 11(a)", "As bfc-fig9 with the Facebook Hadoop sizes.",
+    "fb_hadoop", FB_FLOWS, fig11a_stats, FB_TRENDS,
+    "Short flows: the size bins up to 3 KB; long: the largest bin. Incast flows are left out of the bins. Quick: "
+    "5,000 background flows (1.4 ms: two incasts); full: 100,000 (28 ms, 56 incasts).",
+    incasts=True,
+)

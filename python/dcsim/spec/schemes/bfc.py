@@ -1,0 +1,71 @@
+"""`bfc`: Backpressure Flow Control (Goyal et al., NSDI 2022, §3), with the
+set-up of its simulations (§6.2.1)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
+
+from ...errors import SpecError
+from ..base import field, ps
+from .rdma import RdmaFamily
+
+if TYPE_CHECKING:
+    from ..experiment import Spec
+
+BFC3 = "BFC NSDI'22 §3"
+BFC62 = "BFC NSDI'22 §6.2.1"
+
+
+class BfcScheme(RdmaFamily):
+    """BFC: every switch egress port has `queues` FIFO queues served by
+    deficit round robin among those not paused; a flow table (100 entries
+    per queue) assigns each flow an empty queue when it has no packet in
+    the switch (else a random one) and keeps it while it has. A packet that
+    finds its queue above Th = HRTT x rate / (active queues) is counted
+    against the queue it came from upstream (its upstreamQ header); the
+    first such packet pauses that upstream queue, which resumes when the
+    last has left. Pause and resume frames go back on the arrival link
+    ahead of data. NICs keep a queue per flow (round robin among those not
+    paused) and send at line rate: no end-to-end congestion control, no
+    window. Shared 12 MB buffers without PFC; a packet is dropped only when
+    the buffer is full, and go-back-N (with the safety timeout) recovers."""
+
+    name: Literal["bfc"] = field("bfc", "the scheme")
+    queues: int = field(32, "physical queues per egress port", source=BFC62 + " (Tofino2)", ge=1, le=4096)
+    table_per_queue: int = field(100, "flow-table entries per queue of the port (a collision below 1% while "
+                                      "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1)
+    assign: Literal["dynamic", "stochastic", "single"] = field(
+        "dynamic", "queue assignment: dynamic (an empty queue, else random), stochastic (a static hash, as SFQ; "
+                   "Fig. 27) or single (one queue, like PFC; Fig. 8)", source=BFC3 + ".3.1")
+    sticky_hrtt: float = field(2.0, "a flow keeps its queue this many hop RTTs after its last packet left",
+                               source=BFC3 + ".4", ge=0)
+    hrtt_us: Optional[float] = field(None, "HRTT, one hop's round trip; none: twice the longest link delay at the "
+                                           "switch (2 us on BFC's Clos)", source=BFC3 + ".3.2", gt=0)
+    pause_threshold_kb: Optional[float] = field(None, "a fixed pause threshold instead of HRTT x rate / active "
+                                                      "queues (Fig. 7's sweep), KB", gt=0)
+    quantum_bytes: int = field(1048, "deficit round robin quantum (one full packet: fair queueing by packets; "
+                                     "not given in the paper)", ge=1)
+    rto_us: Optional[float] = field(1000.0, "a safety timeout (BFC switches drop only when the buffer is full; "
+                                            "go-back-N's NACKs recover all but a flow's last packets)", gt=0)
+
+    pfc: ClassVar[bool] = False
+    acks_high_priority: ClassVar[bool] = True
+
+    def engine(self, spec: "Spec") -> tuple[dict, dict]:
+        hrtt = self.hrtt_us if self.hrtt_us is not None else 2 * spec.topology.max_link_delay_us()
+        transport, port = self.rdma_engine(spec, {"kind": "none"})
+        port["switch"] = {"discipline": {
+            "kind": "bfc",
+            "queues": self.queues,
+            "table_size": self.queues * self.table_per_queue,
+            "assign": self.assign,
+            "quantum_bytes": self.quantum_bytes,
+            "sticky_ps": ps(self.sticky_hrtt * hrtt),
+        }}
+        return transport, port
+
+    def extra_config(self, spec: "Spec") -> dict:
+        return {"bfc": {
+            "hrtt_ps": None if self.hrtt_us is None else ps(self.hrtt_us),
+            "pause_threshold_bytes": None if self.pause_threshold_kb is None else round(self.pause_threshold_kb * 1000),
+        }}
