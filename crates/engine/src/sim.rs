@@ -185,8 +185,9 @@ pub struct Simulation {
     /// The switches' shared buffers and PFC, when they have them.
     buffers: Option<SharedBuffers>,
     buffer_samples: Vec<BufferSample>,
-    /// Some port obeys PFC (so PFC frames and shared buffers may exist):
-    /// one predictable test per packet-hop when none does.
+    /// Some port obeys pauses, PFC's or BFC's (so pause frames and shared
+    /// buffers may exist): one predictable test per packet-hop when none
+    /// does.
     has_pfc: bool,
     /// The transport's data is pulled by the NICs (`nic.rs`): each host's
     /// round robin, and the host of each NIC port.
