@@ -115,12 +115,12 @@ const NONE: u64 = u64::MAX;
 /// slot: the time within the slot, then the kind, then the port. Ports from
 /// `WHEEL_PORTS` on (fabrics far beyond what the routing tables hold) go to
 /// the heap instead: slower, same order.
-const PORT_BITS: u32 = 32 - SLOT_BITS - 1;
+const PORT_BITS: u32 = 32 - MAX_SLOT_BITS - 1;
 const WHEEL_PORTS: u64 = 1 << PORT_BITS;
 
 #[inline]
-fn near_key(time: Time, code: u64) -> u32 {
-    ((time & SLOT_MASK) << (PORT_BITS + 1) | (code >> KIND_SHIFT) << PORT_BITS | (code >> 32 & INDEX_MASK)) as u32
+fn near_key(time: Time, slot_mask: Time, code: u64) -> u32 {
+    ((time & slot_mask) << (PORT_BITS + 1) | (code >> KIND_SHIFT) << PORT_BITS | (code >> 32 & INDEX_MASK)) as u32
 }
 
 /// The code of a wheel entry.
@@ -129,9 +129,11 @@ fn near_code(key: u32) -> u64 {
     ((key >> PORT_BITS & 1) as u64) << KIND_SHIFT | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
 
-/// Width of one wheel slot: 2^14 ps = 16.4 ns.
-const SLOT_BITS: u32 = 14;
-const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
+/// Width of one wheel slot: 2^9 .. 2^14 ps (0.5 .. 16.4 ns), chosen per
+/// fabric (`slot_bits_for`). The time within a slot takes up to 14 bits of
+/// a wheel key.
+pub const MIN_SLOT_BITS: u32 = 9;
+pub const MAX_SLOT_BITS: u32 = 14;
 /// The wheel has 2^6 .. 2^12 slots (a bitmap of up to 64 words finds the
 /// next occupied one), sized to the simulation's horizon:
 /// every packet event lands within one link's serialization, propagation
@@ -140,7 +142,10 @@ const SLOT_MASK: Time = (1 << SLOT_BITS) - 1;
 const MIN_WHEEL_BITS: u32 = 6;
 const MAX_WHEEL_BITS: u32 = 12;
 pub struct Calendar {
-    /// Absolute slot (time >> SLOT_BITS) being served, and its start time.
+    /// log2 of the slot width in picoseconds, and the width minus one.
+    slot_bits: u32,
+    slot_mask: Time,
+    /// Absolute slot (time >> slot_bits) being served, and its start time.
     cursor: u64,
     base: Time,
     /// The cursor's slot is served in place: its entries
@@ -174,8 +179,26 @@ pub struct Calendar {
 
 impl Default for Calendar {
     fn default() -> Self {
-        Calendar::with_horizon(1 << (SLOT_BITS + MAX_WHEEL_BITS - 1))
+        Calendar::with_horizon(1 << (MAX_SLOT_BITS + MAX_WHEEL_BITS - 1), MAX_SLOT_BITS)
     }
+}
+
+/// The slot width for a fabric whose ports together serialize
+/// `total_rate_bps` and whose largest packet is `mtu_bytes`: about eight
+/// times the mean gap between packet departures across the whole fabric
+/// at line rate, so a slot holds a few events at the loads studied and
+/// rarely overflows its 16 entries into the heap. On pFabric's fabric
+/// (144 hosts at 10 Gb/s, 40 Gb/s core, 1.5 KB packets) that is the 16 ns
+/// slot the engine was tuned with; on BFC's (128 hosts and core at
+/// 100 Gb/s, 1 KB packets), 2 ns, where a 16 ns slot sent 57% of the
+/// events to the heap (docs/performance.md). The width changes no result:
+/// events come out in `(time, code)` order whatever it is (tested).
+pub fn slot_bits_for(total_rate_bps: u64, mtu_bytes: u64) -> u32 {
+    if total_rate_bps == 0 {
+        return MAX_SLOT_BITS;
+    }
+    let gap_ps = (mtu_bytes * 8) as f64 * 1e12 / total_rate_bps as f64;
+    ((8.0 * gap_ps).log2().round().max(0.0) as u32).clamp(MIN_SLOT_BITS, MAX_SLOT_BITS)
 }
 
 impl Calendar {
@@ -183,13 +206,16 @@ impl Calendar {
         Self::default()
     }
 
-    /// A calendar whose wheel covers at least `horizon` picoseconds ahead
-    /// (within the allowed sizes).
-    pub fn with_horizon(horizon: Time) -> Self {
-        let slots = (horizon >> SLOT_BITS).max(1) * 2;
+    /// A calendar of slots `2^slot_bits` ps wide whose wheel covers at
+    /// least `horizon` picoseconds ahead (within the allowed sizes).
+    pub fn with_horizon(horizon: Time, slot_bits: u32) -> Self {
+        assert!((MIN_SLOT_BITS..=MAX_SLOT_BITS).contains(&slot_bits), "slot width out of range");
+        let slots = (horizon >> slot_bits).max(1) * 2;
         let bits = (64 - (slots - 1).leading_zeros()).clamp(MIN_WHEEL_BITS, MAX_WHEEL_BITS);
         let size = 1u64 << bits;
         Calendar {
+            slot_bits,
+            slot_mask: (1 << slot_bits) - 1,
             cursor: 0,
             base: 0,
             at: 0,
@@ -212,9 +238,9 @@ impl Calendar {
         let code = event.code();
         if code >> (KIND_SHIFT + 1) == 0 && (code >> 32 & INDEX_MASK) < WHEEL_PORTS {
             // A port event: into the wheel if its slot is within reach.
-            let slot = time >> SLOT_BITS;
+            let slot = time >> self.slot_bits;
             let delta = slot.wrapping_sub(self.cursor);
-            let key = near_key(time, code);
+            let key = near_key(time, self.slot_mask, code);
             if delta.wrapping_sub(1) < self.wheel_size - 1 {
                 // 1 <= delta < wheel_size: the common case
                 let i = (slot & self.mask) as usize;
@@ -286,7 +312,7 @@ impl Calendar {
                 let port = key & (WHEEL_PORTS as u32 - 1);
                 return Some((time, if key >> PORT_BITS & 1 == 0 { Event::TxDone { port } } else { Event::LinkArrival { port } }));
             }
-            if self.far_top.time >> SLOT_BITS == self.cursor {
+            if self.far_top.time >> self.slot_bits == self.cursor {
                 return self.pop_far(limit);
             }
             if !self.advance() {
@@ -300,7 +326,7 @@ impl Calendar {
     #[inline]
     fn advance(&mut self) -> bool {
         let next = self.hint;
-        if next <= self.far_top.time >> SLOT_BITS {
+        if next <= self.far_top.time >> self.slot_bits {
             self.serve(next, (next & self.mask) as usize);
             return true;
         }
@@ -317,9 +343,9 @@ impl Calendar {
         // The heap's first event comes before the wheel's. Nothing in the
         // wheel maps to its slot's storage (the wheel's entries are later
         // and within one turn), and the hint stays right.
-        let far_slot = self.far_top.time >> SLOT_BITS;
+        let far_slot = self.far_top.time >> self.slot_bits;
         self.cursor = far_slot;
-        self.base = far_slot << SLOT_BITS;
+        self.base = far_slot << self.slot_bits;
         self.wheel[self.at] = EMPTY;
         self.at = (far_slot & self.mask) as usize;
         self.head = 0;
@@ -331,7 +357,7 @@ impl Calendar {
     #[inline(always)]
     fn serve(&mut self, next: u64, i: usize) {
         self.cursor = next;
-        self.base = next << SLOT_BITS;
+        self.base = next << self.slot_bits;
         self.occupied[i >> 6] &= !(1 << (i & 63));
         // Its storage cannot be scheduled into until the cursor moves on
         // (that would take a slot a whole wheel ahead), so it is served
@@ -403,12 +429,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn slot_width_follows_the_fabric() {
+        // pFabric's fabric: 144 hosts at 10 Gb/s both ways, 9 x 4 links at
+        // 40 Gb/s both ways, 1,540 B packets: the 16 ns slot.
+        assert_eq!(slot_bits_for(2 * 144 * 10_000_000_000 + 2 * 36 * 40_000_000_000, 1540), 14);
+        // BFC's: 128 hosts and 8 x 8 core links at 100 Gb/s, 1,048 B: 2 ns.
+        assert_eq!(slot_bits_for(2 * (128 + 64) * 100_000_000_000, 1048), 11);
+        // one slow link: the widest; a huge fabric: the narrowest
+        assert_eq!(slot_bits_for(1_000_000_000, 1500), MAX_SLOT_BITS);
+        assert_eq!(slot_bits_for(u64::MAX, 64), MIN_SLOT_BITS);
+        assert_eq!(slot_bits_for(0, 1500), MAX_SLOT_BITS);
+    }
+
+    #[test]
     fn matches_a_plain_heap_on_random_schedules() {
         for horizon in [1, 1_000_000, 20_000_000, 1 << 40] {
-            random_schedule_against_heap(Calendar::with_horizon(horizon));
+            for bits in [MIN_SLOT_BITS, 11, MAX_SLOT_BITS] {
+                random_schedule_against_heap(Calendar::with_horizon(horizon, bits));
+            }
         }
         // and with the slot sorts of a CPU without AVX2 / AVX-512
-        let mut c = Calendar::with_horizon(20_000_000);
+        let mut c = Calendar::with_horizon(20_000_000, MAX_SLOT_BITS);
         c.sorter = Sorter::scalar();
         random_schedule_against_heap(c);
     }

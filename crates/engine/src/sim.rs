@@ -8,7 +8,7 @@ use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::fair_share::{FairShare, Path, MAX_HOPS};
 use crate::ideal::{Active, FlowLevel, Ideal};
 use std::collections::{HashMap, VecDeque};
-use crate::event::{Calendar, Event};
+use crate::event::{slot_bits_for, Calendar, Event};
 use crate::nic::{Nic, NicState};
 use crate::metrics::{
     BufferSample, Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
@@ -347,7 +347,8 @@ impl Simulation {
         // serialization, propagation and host delay): where packet events land.
         let mtu = (cfg.transport.mss_bytes() + cfg.transport.header_bytes()) as u64;
         let hop = ports.iter().map(|p| p.serialization(mtu) + p.fixed_ps()).max();
-        let mut cal = Calendar::with_horizon(hop.unwrap_or(0));
+        let total_rate = ports.iter().map(|p| p.rate_bps).sum();
+        let mut cal = Calendar::with_horizon(hop.unwrap_or(0), slot_bits_for(total_rate, mtu));
         let next_flow = gen.next_flow();
         if let Some(f) = next_flow {
             cal.schedule(f.start, Event::FlowArrival);

@@ -1,7 +1,7 @@
 //! One slot of the calendar's timing wheel and how it is sorted.
 //!
-//! A slot holds the 32-bit keys of the port events due in one 16 ns window
-//! (see `event`), in the order they were scheduled. When the calendar
+//! A slot holds the 32-bit keys of the port events due in one short window
+//! (0.5-16 ns, by the fabric's speed; see `event`), in the order they were scheduled. When the calendar
 //! reaches the slot it sorts them once and serves them in place. The sort
 //! is on the critical path of the event loop: the first event of the slot
 //! waits for it. Entries arrive in random order, so a sort that branches on
@@ -21,8 +21,9 @@
 //! CPU has is checked once, when a calendar is built; results are the same
 //! either way (tested below).
 
-/// Entries a slot holds; more go to the calendar's heap. A slot is 16 ns
-/// and each busy link has one event pending, so more than a dozen are rare.
+/// Entries a slot holds; more go to the calendar's heap. A slot is a few
+/// packet gaps of the whole fabric wide (`event::slot_bits_for`) and each
+/// busy link has one event pending, so more than a dozen are rare.
 pub const SLOT_CAP: usize = 16;
 const _: () = assert!(SLOT_CAP == 16, "the wide networks sort 16 lanes");
 
