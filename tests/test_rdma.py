@@ -120,3 +120,34 @@ def test_hpcc_shares_fairly_with_a_near_empty_queue(write_trace):
     # after the first RTTs (the four start at line rate together)
     late = hp.queues[hp.queues.peer == 0].time_s > 50e-6
     assert q[late].mean() < 10_000 and q[late].mean() < dq.mean() / 3
+
+
+def test_dctcp_rdma_holds_the_queue_in_its_marking_range(write_trace):
+    # four 10 MB flows into one host: the rate-based DCTCP of the HPCC
+    # simulator keeps the bottleneck busy with its queue between Kmin
+    # (100 KB) and Kmax (400 KB), where the marks are, and no PFC
+    rows = [(0.0, h, 0, 10_000_000) for h in range(1, 5)]
+    r = run_all(_star(write_trace, rows, scheme={"name": "dctcp_rdma"}))
+    c = r.summary["counters"]
+    assert c["marked_pkts"] > 0 and c["pfc_frames"] == 0 and c["dropped_pkts"] == 0
+    finish = r.flows.start_s + r.flows.fct_s
+    assert 4 * 10_000_000 * 1048 / 1000 * 8 / 100e9 / finish.max() > 0.97
+    assert finish.min() / finish.max() > 0.8
+    q = r.queues[(r.queues.peer == 0) & (r.queues.time_s > 50e-6) & (r.queues.time_s < 0.9 * finish.min())].bytes
+    assert 100_000 < q.mean() < 200_000 and q.max() < 400_000
+
+
+def test_dctcp_rdma_slow_start_costs_round_trips(write_trace):
+    # a 100-packet flow alone: at line rate it takes its ideal FCT; in slow
+    # start from 10 packets (paced at the window's rate: 10 packets per
+    # round trip) its window doubles each round trip: about 10, 20 and 40
+    # packets in the first three, then the last 30 at line rate, where the
+    # line-rate flow sends all 100 in two round trips: some two round
+    # trips more
+    rows = [(0.0, 1, 0, 100_000)]
+    line = run_checked(_star(write_trace, rows, scheme={"name": "dctcp_rdma"}))
+    assert line.slowdown.iloc[0] == pytest.approx(1.0, abs=1e-9)
+    ss = run_checked(_star(write_trace, rows, scheme={"name": "dctcp_rdma", "slow_start_pkts": 10}))
+    rtt = 4e-6 + 1048 * 8 / 100e9 * 2 + 60 * 8 / 100e9 * 2  # two hops each way, a packet and an ACK
+    extra = ss.fct_s.iloc[0] - line.fct_s.iloc[0]
+    assert 1.8 * rtt < extra < 2.6 * rtt

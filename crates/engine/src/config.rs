@@ -291,6 +291,22 @@ pub enum RdmaCc {
     Dcqcn(DcqcnConfig),
     /// HPCC (SIGCOMM'19): rate from the in-band telemetry of every hop.
     Hpcc(HpccConfig),
+    /// DCTCP as the HPCC simulator runs it on RDMA NICs: a rate cut by
+    /// alpha/2 per window with marks, additive increase per window.
+    Dctcp(DctcpRdmaConfig),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct DctcpRdmaConfig {
+    /// Gain of alpha's average.
+    pub g: f64,
+    /// Additive increase per window without marks.
+    pub rai_bps: u64,
+    pub min_rate_bps: u64,
+    /// Slow start from this many packets (`None`: start at line rate,
+    /// a window of the BDP, as BFC §6.2.1 ran DCTCP).
+    #[serde(default)]
+    pub init_window_pkts: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

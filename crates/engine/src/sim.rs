@@ -237,14 +237,21 @@ impl Simulation {
         let routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
         let mut cfg = cfg;
         if let crate::config::TransportConfig::Rdma(r) = &mut cfg.transport {
-            if let crate::config::RdmaCc::Hpcc(h) = &mut r.cc {
-                // T and W as the HPCC simulator takes them: the longest
-                // base RTT in the network (two ways' propagation and one
-                // payload's serialization per hop), and T at the line rate
-                let t = longest_rtt(&net, &routes, r.mss_bytes as u64);
-                let t = *h.base_rtt_ps.get_or_insert(t);
-                let w = *h.window_bytes.get_or_insert((t as u128 * r.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64);
-                r.window_bytes.get_or_insert(w);
+            // T and W as the HPCC simulator takes them: the longest base
+            // RTT in the network (two ways' propagation and one payload's
+            // serialization per hop), and T at the line rate (`maxBdp`,
+            // the window of HPCC and of DCTCP)
+            let bdp = |t: Time| (t as u128 * r.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
+            match &mut r.cc {
+                crate::config::RdmaCc::Hpcc(h) => {
+                    let t = *h.base_rtt_ps.get_or_insert(longest_rtt(&net, &routes, r.mss_bytes as u64));
+                    let w = *h.window_bytes.get_or_insert(bdp(t));
+                    r.window_bytes.get_or_insert(w);
+                }
+                crate::config::RdmaCc::Dctcp(_) => {
+                    r.window_bytes.get_or_insert(bdp(longest_rtt(&net, &routes, r.mss_bytes as u64)));
+                }
+                _ => {}
             }
         }
         let ports: Vec<Port> = net

@@ -260,11 +260,11 @@ BFC_BASE = {
 #: headers), so the arrival rate that makes the load, and the flows, are
 #: theirs.
 BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, "dcqcn": {"scheme.name": "dcqcn"},
+                "dctcp": {"scheme.name": "dctcp_rdma"},
                 "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48}}
-BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "ideal_fq": "Ideal-FQ (flow level)"}
-BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN and HPCC, BFC from its "
-                 "paper); Ideal-FQ at flow level. Not yet in: DCTCP at 100 Gb/s (the simulator's rate-based one) "
-                 "and ExpressPass. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
+BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "ideal_fq": "Ideal-FQ (flow level)"}
+BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN, DCTCP and HPCC, BFC from "
+                 "its paper); Ideal-FQ at flow level. Not yet in: ExpressPass. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
                  "authors' prototype sets it; flows within a rack never cross it. One seed.")
 
 
@@ -286,10 +286,12 @@ def fig10_stats(t, runs: dict) -> dict:
     pfc = {v: runs[v].summary["counters"]["pfc_frames"] for v in ("dcqcn", "hpcc") if v in runs}
     short = 3000
     p99 = {v: _short_long(t, v, "p99", True, short).median() for v in runs}
+    others = [p99[v] for v in ("hpcc", "bfc", "dctcp") if v in p99]
     return {
         "pfc_frames_dcqcn_hpcc": float(sum(pfc.values())),
         "hpcc_over_bfc_p99_short": _ratio(t, "hpcc", "bfc", "p99", True, short),
-        "dcqcn_p99_short_over_the_next_worst": float(p99["dcqcn"] / max(p99["hpcc"], p99["bfc"])),
+        "dctcp_over_bfc_p99_short": _ratio(t, "dctcp", "bfc", "p99", True, short) if "dctcp" in runs else math.nan,
+        "dcqcn_p99_short_over_the_next_worst": float(p99["dcqcn"] / max(others)),
         "bfc_over_ideal_mean_all": float(runs["bfc"].flows.slowdown.mean() / runs["ideal_fq"].flows.slowdown.mean())
         if "ideal_fq" in runs else math.nan,
     }
@@ -309,18 +311,18 @@ def fig9_stats(t, runs: dict) -> dict:
     return out
 
 
+def _long_ratios(t, runs: dict) -> dict:
+    """The long flows' average slowdown of each end-to-end scheme over BFC's."""
+    return {f"{v}_over_bfc_mean_long": _ratio(t, v, "bfc", "mean", False, 0) if v in runs else math.nan
+            for v in ("dcqcn", "hpcc", "dctcp")}
+
+
 def fig11a_stats(t, runs: dict) -> dict:
-    out = fig9_stats(t, runs)
-    out["dcqcn_over_bfc_mean_long"] = _ratio(t, "dcqcn", "bfc", "mean", False, 0)
-    out["hpcc_over_bfc_mean_long"] = _ratio(t, "hpcc", "bfc", "mean", False, 0)
-    return out
+    return {**fig9_stats(t, runs), **_long_ratios(t, runs)}
 
 
 def fig11b_stats(t, runs: dict) -> dict:
-    out = fig10_stats(t, runs)
-    out["dcqcn_over_bfc_mean_long"] = _ratio(t, "dcqcn", "bfc", "mean", False, 0)
-    out["hpcc_over_bfc_mean_long"] = _ratio(t, "hpcc", "bfc", "mean", False, 0)
-    return out
+    return {**fig10_stats(t, runs), **_long_ratios(t, runs)}
 
 
 def _by_size(name: str, title: str, source: str, description: str, cdf: str, flows: dict, stats, paper: tuple,
@@ -340,6 +342,10 @@ INCAST = {"load": 0.55, "incasts": {"senders": 100, "total_bytes": 20_000_000, "
 GOOGLE_FLOWS, FB_FLOWS = {"quick": 50_000, "full": 750_000}, {"quick": 5_000, "full": 100_000}
 DCQCN_WORST = Statement("§6.2", "dcqcn_p99_short_over_the_next_worst", 1.0, math.inf,
                         "DCQCN is worst on latency for small flow sizes")
+#: The abstract's range for short flows' tail, over DCTCP, DCQCN and HPCC
+#: and all set-ups: read for DCTCP in each figure.
+DCTCP_SHORT = Statement("abstract, §6", "dctcp_over_bfc_p99_short", 2.3, 60.0,
+                        "BFC: 2.3-60x lower 99th percentile FCT for short flows than DCTCP, DCQCN, HPCC")
 #: What §6.2 says of the Facebook Hadoop runs (Fig. 11): the trends of the
 #: Google runs, and the headline gain for long flows.
 FB_TRENDS = (
@@ -350,13 +356,16 @@ FB_TRENDS = (
               "BFC: 1.6-5x better average FCT for long flows than DCQCN, DCTCP, HPCC"),
     Statement("abstract, §6", "hpcc_over_bfc_mean_long", 1.6, 5.0,
               "BFC: 1.6-5x better average FCT for long flows than DCQCN, DCTCP, HPCC"),
+    Statement("abstract, §6", "dctcp_over_bfc_mean_long", 1.6, 5.0,
+              "BFC: 1.6-5x better average FCT for long flows than DCQCN, DCTCP, HPCC"),
+    DCTCP_SHORT,
 )
 
 _by_size(
     "bfc-fig10", "BFC Fig. 10: FCT slowdown by flow size and buffer occupancy, Google RPC sizes, 60% load, no incast",
     "BFC (NSDI'22) §6.2, Fig. 10 (a, b)",
     "BFC's Clos (128 hosts at 100 Gb/s, 12 MB shared buffers), Google all-RPC sizes with lognormal arrivals at 60% "
-    "of the core; BFC, HPCC, DCQCN and Ideal-FQ on the same flows: slowdown by size (average, 95th, 99th "
+    "of the core; BFC, HPCC, DCQCN, DCTCP and Ideal-FQ on the same flows: slowdown by size (average, 95th, 99th "
     "percentile) and every switch's buffer over time.",
     "google_rpc", GOOGLE_FLOWS, fig10_stats,
     (
@@ -364,6 +373,7 @@ _by_size(
         Statement("§6.2", "hpcc_over_bfc_p99_short", 2.3, 3.0,
                   "HPCC has 2.3-3x worse tail latency for short flows than BFC without incast"),
         DCQCN_WORST,
+        DCTCP_SHORT,
         Statement("§6.2", "bfc_over_ideal_mean_all", 1.0, 1.5, "without incast BFC closely tracks optimal"),
     ),
     "Short flows: the size bins up to 3 KB (the median over them of the ratio of 99th percentiles). Quick: 50,000 "
@@ -373,7 +383,7 @@ _by_size(
 _by_size(
     "bfc-fig11b", "BFC Fig. 11(b): FCT slowdown by flow size, Facebook Hadoop sizes, 60% load, no incast",
     "BFC (NSDI'22) §6.2, Fig. 11(b)",
-    "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN and Ideal-FQ on the same flows.",
+    "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN, DCTCP and Ideal-FQ on the same flows.",
     "fb_hadoop", FB_FLOWS, fig11b_stats, FB_TRENDS,
     "Short flows: the size bins up to 3 KB; long: the largest bin (the largest 5% of flows, above about 1 MB). "
     "Quick: 5,000 flows (1.4 ms of arrivals); full: 100,000 (28 ms).",
@@ -389,6 +399,7 @@ _by_size(
         Statement("§6.2", "hpcc_over_bfc_p99_short", 5.0, 30.0,
                   "with incast HPCC has 5-30x worse tail latency for short flows than BFC"),
         DCQCN_WORST,
+        DCTCP_SHORT,
         Statement("§6.2, Fig. 9(c)", "hpcc_over_dcqcn_pfc_paused", 0.0, 1.0,
                   "HPCC reduces PFC pauses (with incast) compared to DCQCN"),
         Statement("§6.2, App. A.12", "hpcc_over_bfc_p99_incast", 1.5, 2.5,

@@ -4,7 +4,8 @@
 //! optional window, go-back-N loss recovery, and a receiver that ACKs every
 //! packet. Rate control is a congestion-control variant (`RdmaCc`): none
 //! (line rate: BFC's hosts), DCQCN (Mellanox's version, the simulator's
-//! `--cc dcqcn`) or HPCC (`--cc hp`).
+//! `--cc dcqcn`), HPCC (`--cc hp`) or DCTCP (`--cc dctcp`, rate-based, with
+//! an optional slow start of our own for BFC's Fig. 23).
 //!
 //! The NIC pulls packets (`Transport::poll`): when its line is free it
 //! asks its flows in turn for the next packet; a flow answers with one, or
@@ -21,7 +22,7 @@
 //! sender that heard nothing for that long, and counts as a timeout.
 
 use super::Segment;
-use crate::config::{HpccConfig, RdmaCc, RdmaConfig};
+use crate::config::{DctcpRdmaConfig, HpccConfig, RdmaCc, RdmaConfig};
 use crate::packet::{flags, Kind, Packet};
 use crate::time::{serialization, Time};
 use crate::workload::FlowSpec;
@@ -65,6 +66,25 @@ struct Dcqcn {
     next_alpha: Option<Time>,
     next_decrease: Option<Time>,
     next_increase: Option<Time>,
+}
+
+/// DCTCP's state (the simulator's `dctcp` fields), counted in packets
+/// where the simulator counts bytes.
+#[derive(Clone, Copy, Debug)]
+struct Dctcp {
+    alpha: f64,
+    /// Marked ACKs since the last alpha update, and the packets that
+    /// update covers.
+    marks: u32,
+    batch: u32,
+    /// alpha next moves when this packet is acknowledged (`None`: no ACK
+    /// yet).
+    last_update_seq: Option<u32>,
+    /// Congestion window reduced: no further cut until `high_seq` is
+    /// acknowledged.
+    cwr: bool,
+    high_seq: u32,
+    slow_start: bool,
 }
 
 /// One hop's in-band telemetry (the HPCC simulator's `IntHop`), stamped by
@@ -128,6 +148,7 @@ pub struct RdmaFlow {
     rto_deadline: Option<Time>,
     dcqcn: Dcqcn,
     hpcc: Hpcc,
+    dctcp: Dctcp,
     /// Bytes of the last packet sent (to re-pace it when the rate changes).
     last_size: u16,
     pub retx: u32,
@@ -145,11 +166,20 @@ impl RdmaFlow {
         let mss = cfg.mss_bytes as u64;
         let n = spec.size.div_ceil(mss).max(1);
         let n_pkts = u32::try_from(n).expect("flow too large");
+        let mut rate_bps = cfg.line_rate_bps;
+        let mut slow_start = false;
+        if let (RdmaCc::Dctcp(DctcpRdmaConfig { init_window_pkts: Some(iw), .. }), Some(w)) = (&cfg.cc, cfg.window_bytes) {
+            // slow start: the rate whose window (W x rate / line rate) is
+            // the initial window, rounded up so that it holds all of it
+            rate_bps = ((cfg.line_rate_bps as u128 * (*iw as u128 * mss as u128)).div_ceil(w.max(1) as u128) as u64)
+                .min(cfg.line_rate_bps);
+            slow_start = rate_bps < cfg.line_rate_bps;
+        }
         RdmaFlow {
             n_pkts,
             last_payload: (spec.size - (n - 1) * mss) as u32,
             line_bps: cfg.line_rate_bps,
-            rate_bps: cfg.line_rate_bps,
+            rate_bps,
             snd_nxt: 0,
             snd_una: 0,
             next_avail: 0,
@@ -162,6 +192,8 @@ impl RdmaFlow {
                 cur_bps: cfg.line_rate_bps,
                 stage: 0,
             },
+            // alpha starts at 1 (the simulator's `RdmaQueuePair`)
+            dctcp: Dctcp { alpha: 1.0, marks: 0, batch: 0, last_update_seq: None, cwr: false, high_seq: 0, slow_start },
             last_size: 0,
             retx: 0,
             timeouts: 0,
@@ -254,6 +286,7 @@ impl RdmaFlow {
 
     /// The sender takes an ACK or a NACK, with the telemetry it carries.
     pub fn on_ack(&mut self, now: Time, ack: &Packet, int: &[IntHop], cfg: &RdmaConfig) {
+        let newly_acked = ack.seq.saturating_sub(self.snd_una);
         if ack.seq > self.snd_una {
             self.snd_una = ack.seq;
             // after a timeout rewound it, ACKs of packets that were only
@@ -267,8 +300,65 @@ impl RdmaFlow {
         match &cfg.cc {
             RdmaCc::Dcqcn(_) if ack.has(flags::ECE) => self.cnp(now, cfg),
             RdmaCc::Hpcc(h) => self.hpcc_ack(ack.seq, int, h),
+            RdmaCc::Dctcp(d) => self.dctcp_ack(ack, newly_acked, d, cfg),
             _ => {}
         }
+    }
+
+    /// DCTCP on an ACK (the simulator's `HandleAckDctcp`): once per window
+    /// of packets, alpha moves towards the fraction of them that came back
+    /// marked (gain g); a mark outside a reduced window cuts the rate by
+    /// alpha/2 and starts one; a window without a cut adds `rai`. The
+    /// window follows the rate (W x rate / line rate).
+    ///
+    /// Slow start (not in the simulator; BFC App. A.6's DCTCP + SS): from
+    /// an initial window of `init_window_pkts`, each newly acknowledged
+    /// packet adds one to the window (it doubles every round trip) until
+    /// the first mark, a NACK or a timeout.
+    fn dctcp_ack(&mut self, ack: &Packet, newly_acked: u32, d: &DctcpRdmaConfig, cfg: &RdmaConfig) {
+        let mark = ack.has(flags::ECE);
+        let s = &mut self.dctcp;
+        s.marks += mark as u32;
+        let mut new_batch = false;
+        match s.last_update_seq {
+            Some(last) if ack.seq > last => {
+                new_batch = true;
+                let frac = (s.marks as f64 / s.batch.max(1) as f64).min(1.0);
+                s.alpha = (1.0 - d.g) * s.alpha + d.g * frac;
+                s.last_update_seq = Some(self.snd_nxt);
+                s.marks = 0;
+                s.batch = self.snd_nxt.saturating_sub(ack.seq) + 1;
+            }
+            Some(_) => {}
+            None => {
+                // the first ACK: the first window ends at what is sent now
+                new_batch = true;
+                s.last_update_seq = Some(self.snd_nxt);
+                s.batch = self.snd_nxt + 1;
+            }
+        }
+        if s.cwr && ack.seq > s.high_seq {
+            s.cwr = false;
+        }
+        if s.slow_start && (mark || ack.has(flags::NACK)) {
+            s.slow_start = false;
+        }
+        let mut rate = self.rate_bps;
+        if mark && !s.cwr {
+            rate = d.min_rate_bps.max((rate as f64 * (1.0 - s.alpha / 2.0)) as u64);
+            s.cwr = true;
+            s.high_seq = self.snd_nxt;
+        } else if s.slow_start {
+            let w = cfg.window_bytes.expect("resolved by the simulation").max(1) as u128;
+            let more = (self.line_bps as u128 * newly_acked as u128 * cfg.mss_bytes as u128 / w) as u64;
+            rate = rate.saturating_add(more).min(self.line_bps);
+            s.slow_start = rate < self.line_bps;
+        } else if !s.cwr && new_batch {
+            rate = (rate + d.rai_bps).min(self.line_bps);
+        }
+        // set directly, as the simulator does for DCTCP (the packet already
+        // paced keeps its time; `change_rate` is HPCC's)
+        self.rate_bps = rate;
     }
 
     /// HPCC on an ACK (the simulator's `HandleAckHp`, `UpdateRateHp`, with
@@ -372,6 +462,7 @@ impl RdmaFlow {
             // nothing heard for the safety timeout: go back to the first
             // unacknowledged packet
             self.timeouts += 1;
+            self.dctcp.slow_start = false;
             self.snd_nxt = self.snd_una;
             self.next_avail = now;
             self.rto_deadline = None;
@@ -573,6 +664,76 @@ mod tests {
         f.on_ack(24_000_000, &ack(23), &[hop(24_000_000, 250_000, 100_000)], &c);
         f.on_ack(32_000_000, &ack(24), &[hop(32_000_000, 350_000, 100_000)], &c);
         assert!(f.rate_bps() < before * 6 / 10, "{}", f.rate_bps());
+    }
+
+    fn dctcp(iw: Option<u32>) -> RdmaConfig {
+        let d = DctcpRdmaConfig { g: 1.0 / 16.0, rai_bps: 615_000_000, min_rate_bps: 1_000_000_000, init_window_pkts: iw };
+        RdmaConfig { var_win: true, ..cfg(RdmaCc::Dctcp(d), Some(100_000)) }
+    }
+
+    fn ack(seq: u32, f: u8) -> Packet {
+        Packet { seq, kind: Kind::Ack, flags: f, ..data(0) }
+    }
+
+    fn send(f: &mut RdmaFlow, n: u32, c: &RdmaConfig) -> u32 {
+        let mut sent = 0;
+        for _ in 0..n {
+            match f.poll(f.next_avail(), c) {
+                Poll::Send(_) => sent += 1,
+                _ => break,
+            }
+        }
+        sent
+    }
+
+    #[test]
+    fn dctcp_cuts_by_half_alpha_once_per_window() {
+        let c = dctcp(None);
+        let mut f = RdmaFlow::new(&spec(10_000_000), &c);
+        assert_eq!(f.rate_bps(), 100_000_000_000); // line rate, window = W
+        assert_eq!(send(&mut f, 200, &c), 100); // the window: 100 KB of payload
+        // the first ACK starts the first window (to packet 100)
+        f.on_ack(0, &ack(1, 0), &[], &c);
+        assert_eq!(f.rate_bps(), 100_000_000_000);
+        // a mark: alpha is still 1, the rate halves, and the window reduced
+        f.on_ack(0, &ack(2, flags::ECE), &[], &c);
+        assert_eq!(f.rate_bps(), 50_000_000_000);
+        f.on_ack(0, &ack(3, flags::ECE), &[], &c);
+        assert_eq!(f.rate_bps(), 50_000_000_000, "one cut per window");
+        // the window ends (ACK beyond packet 100): alpha = 15/16 + 2 marks
+        // of 101 packets / 16; no cut, and one additive step
+        f.on_ack(0, &ack(101, 0), &[], &c);
+        let alpha = 15.0 / 16.0 + (2.0 / 101.0) / 16.0;
+        assert!((f.dctcp.alpha - alpha).abs() < 1e-12, "{}", f.dctcp.alpha);
+        assert_eq!(f.rate_bps(), 50_615_000_000);
+        // everything sent is acknowledged, so the next ACK closes another
+        // window (of one packet, marked) before its mark cuts by alpha / 2
+        f.on_ack(0, &ack(102, flags::ECE), &[], &c);
+        let alpha = 15.0 / 16.0 * alpha + 1.0 / 16.0;
+        assert_eq!(f.rate_bps(), (50_615_000_000f64 * (1.0 - alpha / 2.0)) as u64);
+    }
+
+    #[test]
+    fn dctcp_slow_start_doubles_until_the_first_mark() {
+        let c = dctcp(Some(10));
+        let mut f = RdmaFlow::new(&spec(10_000_000), &c);
+        assert_eq!(f.rate_bps(), 10_000_000_000); // 10 packets of a 100 KB window
+        assert_eq!(send(&mut f, 100, &c), 10);
+        // each ACK opens the window by one packet: 20 after ten ACKs
+        for k in 1..=10 {
+            f.on_ack(0, &ack(k, 0), &[], &c);
+        }
+        assert_eq!(f.rate_bps(), 20_000_000_000);
+        assert_eq!(send(&mut f, 100, &c), 20);
+        // a mark ends slow start with a cut; the first window (11 packets,
+        // one marked) closes with it: alpha = 15/16 + 1/11/16
+        f.on_ack(0, &ack(11, flags::ECE), &[], &c);
+        assert!(!f.dctcp.slow_start);
+        let cut = (20e9 * (1.0 - (15.0 / 16.0 + 1.0 / 176.0) / 2.0)) as u64;
+        assert_eq!(f.rate_bps(), cut);
+        // and unmarked ACKs no longer grow it per packet
+        f.on_ack(0, &ack(12, 0), &[], &c);
+        assert_eq!(f.rate_bps(), cut);
     }
 
     #[test]

@@ -10,6 +10,7 @@ from pydantic import Field
 from .bfc import BfcScheme
 from .dcqcn import DcqcnScheme
 from .dctcp import DctcpScheme
+from .dctcp_rdma import DctcpRdmaScheme
 from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
@@ -21,11 +22,12 @@ from .prio_queues import PrioQueuesScheme
 from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme],
+                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
-           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme}
+           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
-           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme"]
+           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
+           "DctcpRdmaScheme"]

@@ -1,4 +1,4 @@
-"""What the RDMA schemes (`dcqcn`, `hpcc`, `bfc`; DCTCP at 100 Gb/s to come)
+"""What the RDMA schemes (`dcqcn`, `hpcc`, `dctcp_rdma`, `bfc`)
 share: RoCE queue pairs as the HPCC simulator models them (the engine's
 `transport/rdma.rs`): 1000-byte payloads, a rate-paced sender the NIC
 pulls from, an ACK for every packet, go-back-N, over shared-buffer
