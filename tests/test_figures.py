@@ -296,3 +296,29 @@ def test_bfc_figures_by_size_run_every_scheme_on_the_same_flows(tmp_path):
     info = json.loads((tmp_path / "f10" / "figure.json").read_text())
     assert {p["verdict"] for p in info["paper"]} <= {"consistent", "differs"}
     assert (tmp_path / "f10" / "bfc-fig10.png").stat().st_size > 20_000
+
+
+def test_bfc_stress_figures_leave_incast_flows_out(tmp_path):
+    # Fig. 13's layout, small: BFC 32 and HPCC at two incast degrees (one
+    # beyond the 127 other hosts); the statistics count the background
+    # flows only, the same flows at every degree and for both schemes
+    from dcsim.figures.core import Mode
+
+    fig = dataclasses.replace(figures.REGISTRY["bfc-fig13"], series_values=("bfc32", "hpcc"),
+                              quick=Mode(x_values=(10, 300), flows=3000))
+    from dcsim.figures.core import compute, plot
+    from dcsim.runner import run_sweep
+
+    result = run_sweep(fig.sweep("quick"), tmp_path / "f13", jobs=1, quiet=True)
+    assert not result.failed
+    t = compute(fig, tmp_path / "f13")
+    assert len(t) == 4 and set(t.x) == {10, 300}
+    assert (t.flows == 3000).all(), "incast flows left out: the background's 3,000 in every point"
+    from dcsim.runner import load_points
+
+    ran = {(p["point"]["params"]["variant"], p["point"]["params"]["workload.incasts.senders"]): p["flows_finished"]
+           for p in load_points(tmp_path / "f13")}
+    assert ran == {(v, d): 3000 + d for v in ("bfc32", "hpcc") for d in (10, 300)}  # one incast in 0.85 ms
+    assert (t.short_p99 >= 1 - 1e-9).all() and (t.long_mean >= 1 - 1e-9).all()
+    plot(fig, t, tmp_path / "f13" / "fig")
+    assert (tmp_path / "f13" / "fig.png").stat().st_size > 20_000

@@ -341,9 +341,14 @@ def test_incast_mix_on_top_of_the_background_bfc():
         assert len(set(starts)) == 1 and starts[0] == 500_000_000 * (k + 1)
         assert len(set(dsts)) == 1 and len(set(srcs)) == 100 and dsts[0] not in srcs
         assert sum(sizes) == 20_000_000
-    with pytest.raises(SpecError, match="senders"):
-        engine_config(Spec.model_validate({**base, "topology": {"kind": "star", "hosts": 50},
-                                           "routing": {"load_balancing": "ecmp"},
-                                           "workload": {**base["workload"], "load_basis": "host"}}))
+    # a degree beyond the other hosts (BFC Fig. 13: up to 2,000 on 128):
+    # every other host sends, in turn, some one flow more than others
+    deep = Spec.model_validate({**base, "workload": {**base["workload"], "incasts": {"senders": 300}}})
+    flows, ids = engine_config(deep)["workload"]["flows"], incast_ids(deep)
+    first = [f for f, i in zip(flows, ids) if i == 0]
+    srcs = [f[1] for f in first]
+    per_src = {h: srcs.count(h) for h in set(srcs)}
+    assert len(first) == 300 and len(per_src) == 127 and first[0][2] not in per_src
+    assert sorted(set(per_src.values())) == [2, 3] and sum(f[3] for f in first) == 300 * (20_000_000 // 300)
     with pytest.raises((SpecError, ValueError), match="incasts"):
         Spec.model_validate({**base, "workload": {**base["workload"], "matrix": "bulk"}})

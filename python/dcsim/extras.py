@@ -69,16 +69,19 @@ def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "n
                      np.full(len(t) * k, q.response_bytes, dtype=np.int64), np.repeat(np.arange(len(t)), k), 1))
     if w.incasts is not None:
         c = w.incasts
-        if c.senders >= hosts:
+        if hosts < 2:
             from .errors import SpecError
 
-            raise SpecError(f"workload.incasts.senders: {c.senders} senders need more than {hosts} hosts")
+            raise SpecError("workload.incasts need at least two hosts")
         per_s = c.load_share * capacity_bps / (8 * c.total_bytes)
         t = _times(per_s, c.count, start, horizon, False, None)
         rng = np.random.default_rng([seed, INCAST_STREAM])
         dsts = rng.integers(0, hosts, len(t))
-        # the senders: distinct hosts other than the receiver
-        srcs = np.stack([(d + 1 + rng.permutation(hosts - 1)[: c.senders]) % hosts for d in dsts]) \
+        # the senders: hosts other than the receiver in a random order,
+        # distinct up to hosts - 1 flows, then round the same order again
+        # (BFC Fig. 13's degrees up to 2,000 on 128 hosts)
+        turn = np.arange(c.senders) % (hosts - 1)
+        srcs = np.stack([(d + 1 + rng.permutation(hosts - 1)[turn]) % hosts for d in dsts]) \
             if len(t) else np.zeros((0, c.senders), dtype=np.int64)
         k = c.senders
         cols.append((np.repeat(t, k), srcs.reshape(-1), np.repeat(dsts, k), np.full(len(t) * k, c.flow_bytes()),

@@ -162,6 +162,9 @@ class Figure:
     #: The x axis shows x / x_unit (e.g. bytes of buffer in BDPs).
     x_unit: float = 1.0
     logx: bool = False
+    #: Leave the flows of `workload.incasts` out of the statistics (BFC
+    #: reports them apart, App. A.12).
+    exclude_incasts: bool = False
 
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
@@ -220,6 +223,13 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
     for s in load_points(out):
         params, spec = s["point"]["params"], s["spec"]
         flows = pd.read_parquet(point_dir(out, s["point"]["key"]) / "flows.parquet")
+        if fig.exclude_incasts:
+            from ..spec import spec_from_dict
+            from ..spec.experiment import incast_ids
+
+            ids = incast_ids(spec_from_dict(spec))
+            if ids is not None:
+                flows = flows[ids[flows.flow_id.to_numpy()] < 0]
         if "fct_ms" not in flows:
             flows["fct_ms"] = flows.fct_s * 1e3
         tables = {c: slowdown_by_size(flows, bins=fig.bins, column=c) for c in {p.column for p in fig.panels}}

@@ -41,8 +41,9 @@ class Incasts(Model):
     (BFC's "55% + 5% incast"). Incast flows count in the run's flow table;
     figures report them apart (`dcsim.spec.experiment.incast_ids`)."""
 
-    senders: int = field(100, "hosts sending to each incast's receiver", source="BFC NSDI'22 §6.2.1 (100-to-1)",
-                         gt=0)
+    senders: int = field(100, "flows of each incast (its degree), from distinct random hosts other than the "
+                              "receiver; beyond the other hosts' number, they send several each, in turn",
+                         source="BFC NSDI'22 §6.2.1 (100-to-1); Fig. 13 (10 to 2,000)", gt=0)
     total_bytes: int = field(20_000_000, "bytes of an incast, split evenly among its senders",
                              source="BFC NSDI'22 §6.2.1 (20 MB in aggregate)", gt=0)
     load_share: float = field(0.05, "the incasts' share of the capacity workload.load refers to",
