@@ -322,3 +322,21 @@ def test_bfc_stress_figures_leave_incast_flows_out(tmp_path):
     assert (t.short_p99 >= 1 - 1e-9).all() and (t.long_mean >= 1 - 1e-9).all()
     plot(fig, t, tmp_path / "f13" / "fig")
     assert (tmp_path / "f13" / "fig.png").stat().st_size > 20_000
+
+
+def test_bfc_fig23_compares_slow_start_bin_by_bin():
+    # Fig. 23's statistics on a made-up table: DCTCP + SS over DCTCP, bin
+    # by bin, the median of the ratios below a size or the largest
+    from dcsim.figures import bfc
+
+    rows = []
+    for v, p50, p99 in (("dctcp", [1.0, 1.0, 2.0, 2.0], [10.0, 20.0, 8.0, 4.0]),
+                        ("dctcp_ss", [1.0, 1.5, 5.0, 2.0], [2.0, 5.0, 8.0, 8.0])):
+        for hi, a, b in zip((1000, 3000, 500_000, 10_000_000), p50, p99):
+            rows.append({"variant": v, "bin_hi": hi, "p50": a, "p99": b})
+    s = bfc.fig23_stats(pd.DataFrame(rows), {})
+    assert s["ss_over_dctcp_p99_short"] == pytest.approx(0.225)  # median of 0.2, 0.25
+    assert s["ss_over_dctcp_p50_short_medium"] == pytest.approx(1.5)  # median of 1, 1.5, 2.5
+    assert s["ss_over_dctcp_p99_short_medium"] == pytest.approx(0.25)
+    assert s["ss_over_dctcp_p50_max"] == pytest.approx(2.5)
+    assert figures.REGISTRY["bfc-fig23a"].shown == ("p50", "p99")

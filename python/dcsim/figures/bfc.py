@@ -147,6 +147,8 @@ class BySizeFigure:
     stats: Callable[["pd.DataFrame", dict], dict]
     paper: tuple = field(default_factory=tuple)
     notes: str = ""
+    #: The statistics drawn by size, each a panel ("p50": the median).
+    shown: tuple = ("mean", "p95", "p99")
 
     def sweep(self, mode: str):
         from ..errors import SpecError
@@ -210,7 +212,8 @@ def by_size_table(runs: dict) -> "pd.DataFrame":
         for b, g in f.groupby("bin"):
             rows.append({"variant": variant, "bin_lo": edges[b - 1], "bin_hi": edges[b],
                          "size_median": float(g.size_bytes.median()), "flows": len(g),
-                         "mean": float(g.slowdown.mean()), "p95": float(g.slowdown.quantile(0.95)),
+                         "mean": float(g.slowdown.mean()), "p50": float(g.slowdown.median()),
+                         "p95": float(g.slowdown.quantile(0.95)),
                          "p99": float(g.slowdown.quantile(0.99))})
     return pd.DataFrame(rows)
 
@@ -219,8 +222,11 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    figure, axes = plt.subplots(1, 4, figsize=(15, 3.8), constrained_layout=True)
-    for ax, stat, title in zip(axes, ("mean", "p95", "p99"), ("average", "95th percentile", "99th percentile")):
+    names = {"mean": "average", "p50": "median", "p95": "95th percentile", "p99": "99th percentile"}
+    n = len(fig.shown)
+    figure, axes = plt.subplots(1, n + 1, figsize=(3.75 * (n + 1), 3.8), constrained_layout=True)
+    for ax, stat in zip(axes, fig.shown):
+        title = names[stat]
         for variant, g in t.groupby("variant", sort=False):
             ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, label=fig.labels.get(variant, variant))
         ax.set_xscale("log")
@@ -230,7 +236,7 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("FCT slowdown")
     axes[0].legend(fontsize=7)
-    ax = axes[3]
+    ax = axes[n]
     for variant, data in runs.items():
         b = data.buffers
         if b is None or not len(b):
@@ -326,14 +332,15 @@ def fig11b_stats(t, runs: dict) -> dict:
 
 
 def _by_size(name: str, title: str, source: str, description: str, cdf: str, flows: dict, stats, paper: tuple,
-             notes: str, incasts: bool = False) -> BySizeFigure:
+             notes: str, incasts: bool = False, variants: dict = BFC_VARIANTS, labels: dict = BFC_LABELS,
+             shown: tuple = ("mean", "p95", "p99")) -> BySizeFigure:
     """A BFC figure of slowdown by size: BFC's set-up with the `cdf` sizes,
     at 60% (or 55% with the incast mix on top), every scheme in."""
     workload = {**BFC_BASE["workload"], "cdf": cdf, **(INCAST if incasts else {})}
     return register(BySizeFigure(
         name=name, title=title, source=source, description=description,
-        base={**BFC_BASE, "workload": workload}, variants=BFC_VARIANTS, labels=BFC_LABELS, flows=flows,
-        stats=stats, paper=paper, notes=BY_SIZE_NOTES + " " + notes))
+        base={**BFC_BASE, "workload": workload}, variants=variants, labels=labels, flows=flows,
+        stats=stats, paper=paper, notes=BY_SIZE_NOTES + " " + notes, shown=shown))
 
 
 #: BFC's incast mix on top (§6.2.1): 20 MB from 100 random hosts to a random
@@ -420,6 +427,68 @@ _by_size(
 )
 
 
+# ---- slow start (Fig. 23) ---------------------------------------------------
+
+FB = "fb_hadoop"
+
+SS_VARIANTS = {"dctcp": {"scheme.name": "dctcp_rdma"},
+               "dctcp_ss": {"scheme.name": "dctcp_rdma", "scheme.slow_start_pkts": 10},
+               "bfc": {"scheme.name": "bfc"}}
+SS_LABELS = {"dctcp": "DCTCP (line-rate start)", "dctcp_ss": "DCTCP + SS (IW 10)", "bfc": "BFC"}
+
+
+def _ss_ratio(t, stat: str, bound: float, how: str) -> float:
+    """DCTCP + SS over DCTCP in `stat`, over the size bins up to `bound`
+    bytes: their median (`how = "median"`) or largest ratio."""
+    import numpy as np
+
+    a, b = (t[(t.variant == v) & (t.bin_hi <= bound)][stat].to_numpy() for v in ("dctcp_ss", "dctcp"))
+    if not len(a) or len(a) != len(b):
+        return math.nan
+    r = a / b
+    return float(np.median(r) if how == "median" else r.max())
+
+
+def fig23_stats(t, runs: dict) -> dict:
+    return {"ss_over_dctcp_p99_short": _ss_ratio(t, "p99", 3000, "median"),
+            "ss_over_dctcp_p50_short_medium": _ss_ratio(t, "p50", 1_000_000, "median"),
+            "ss_over_dctcp_p99_short_medium": _ss_ratio(t, "p99", 1_000_000, "median"),
+            "ss_over_dctcp_p50_max": _ss_ratio(t, "p50", math.inf, "max")}
+
+
+SS_NOTES = ("DCTCP + SS is our slow start on the simulator's rate-based DCTCP (docs/schemes.md, `dctcp_rdma`): "
+            "from a window of 10 packets, one more per acknowledged packet until the first mark. Short: bins up "
+            "to 3 KB; short and medium: up to 1 MB (the median of the bins' ratios).")
+_by_size(
+    "bfc-fig23a", "BFC Fig. 23 (a, c): DCTCP with and without slow start, Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.6, Fig. 23 (a, c)",
+    "BFC's Fig. 11(a) set-up: DCTCP starting at line rate (as in the other figures) against DCTCP + SS (TCP slow "
+    "start from 10 packets), BFC for reference; 99th percentile and median slowdown by size.",
+    FB, FB_FLOWS, fig23_stats,
+    (
+        Statement("App. A.6", "ss_over_dctcp_p99_short", 0.0, 1.0,
+                  "with incast, DCTCP + SS reduces the tail FCT (of short flows)"),
+        Statement("App. A.6", "ss_over_dctcp_p50_max", 1.5, 2.5, "... but increases median FCTs by up to 2x"),
+    ),
+    SS_NOTES + " Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
+    incasts=True, variants=SS_VARIANTS, labels=SS_LABELS, shown=("p50", "p99"),
+)
+_by_size(
+    "bfc-fig23b", "BFC Fig. 23 (b, d): DCTCP with and without slow start, Facebook Hadoop at 60%",
+    "BFC (NSDI'22) App. A.6, Fig. 23 (b, d)",
+    "As bfc-fig23a without incast (BFC's Fig. 11(b) set-up).",
+    FB, FB_FLOWS, fig23_stats,
+    (
+        Statement("App. A.6", "ss_over_dctcp_p99_short_medium", 1.0, math.inf,
+                  "without incast, DCTCP + SS increases the tail FCT for short and medium flows"),
+        Statement("App. A.6", "ss_over_dctcp_p50_short_medium", 1.0, math.inf,
+                  "... and the median FCT"),
+    ),
+    SS_NOTES + " Quick: 5,000 flows; full: 100,000.",
+    variants=SS_VARIANTS, labels=SS_LABELS, shown=("p50", "p99"),
+)
+
+
 # ---- stress tests: load and incast degree (Figs. 12-13) ----------------------
 
 #: §6.3's statistics: the average slowdown of flows above 3 MB, the 99th
@@ -431,7 +500,6 @@ SHORT_P99 = Panel("short_p99", "short flows (< 3 KB): 99th percentile", "(0B, 3K
 STRESS_VARIANTS = {"bfc32": {"scheme.name": "bfc"}, "bfc128": {"scheme.name": "bfc", "scheme.queues": 128},
                    "hpcc": {"scheme.name": "hpcc"}, "dctcp": {"scheme.name": "dctcp_rdma"}}
 STRESS_LABELS = {"bfc32": "BFC 32", "bfc128": "BFC 128", "hpcc": "HPCC", "dctcp": "DCTCP"}
-FB = "fb_hadoop"
 STRESS_NOTES = ("BFC's Clos and schemes as in bfc-fig11b (docs/schemes.md); BFC 128 has 128 queues per port and a "
                 "flow table of 100 x 128. The paper names BFC 32, BFC 128 and HPCC for Fig. 12 and adds DCTCP in "
                 "Fig. 13; we run all four in both. HPCC runs at every load (the paper shows it up to 70%, unstable "
