@@ -333,10 +333,13 @@ def test_bfc_fig23_compares_slow_start_bin_by_bin():
     for v, p50, p99 in (("dctcp", [1.0, 1.0, 2.0, 2.0], [10.0, 20.0, 8.0, 4.0]),
                         ("dctcp_ss", [1.0, 1.5, 5.0, 2.0], [2.0, 5.0, 8.0, 8.0])):
         for hi, a, b in zip((1000, 3000, 500_000, 10_000_000), p50, p99):
-            rows.append({"variant": v, "bin_hi": hi, "p50": a, "p99": b})
+            rows.append({"variant": v, "bin_lo": {1000: 0, 3000: 1000, 500_000: 10_000, 10_000_000: 500_000}[hi],
+                         "bin_hi": hi, "p50": a, "p99": b})
     s = bfc.fig23_stats(pd.DataFrame(rows), {})
     assert s["ss_over_dctcp_p99_short"] == pytest.approx(0.225)  # median of 0.2, 0.25
     assert s["ss_over_dctcp_p50_short_medium"] == pytest.approx(1.5)  # median of 1, 1.5, 2.5
     assert s["ss_over_dctcp_p99_short_medium"] == pytest.approx(0.25)
     assert s["ss_over_dctcp_p50_max"] == pytest.approx(2.5)
+    assert s["ss_over_dctcp_p50_above_iw"] == pytest.approx(2.5)  # the (10 KB, 500 KB] bin only
+    assert s["ss_over_dctcp_p99_above_iw"] == pytest.approx(1.0)
     assert figures.REGISTRY["bfc-fig23a"].shown == ("p50", "p99")
