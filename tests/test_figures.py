@@ -343,3 +343,15 @@ def test_bfc_fig23_compares_slow_start_bin_by_bin():
     assert s["ss_over_dctcp_p50_above_iw"] == pytest.approx(2.5)  # the (10 KB, 500 KB] bin only
     assert s["ss_over_dctcp_p99_above_iw"] == pytest.approx(1.0)
     assert figures.REGISTRY["bfc-fig23a"].shown == ("p50", "p99")
+
+
+def test_bfc_fig27_28_vary_only_bfc_s_queue_assignment_and_table():
+    # Figs. 27-28 are Fig. 11(a)'s runs of BFC with one field changed each
+    base = {p.params["variant"]: p.spec for p in figures.REGISTRY["bfc-fig11a"].sweep("full").points()}["bfc"]
+    for name, field, values in (("bfc-fig27", "assign", {"dynamic", "stochastic"}),
+                                ("bfc-fig28", "table_per_queue", {1, 10, 100, 1000})):
+        specs = [p.spec for p in figures.REGISTRY[name].sweep("full").points()]
+        assert {getattr(s.scheme, field) for s in specs} == values
+        for s in specs:
+            assert s.model_copy(update={"scheme": s.scheme.model_copy(update={field: getattr(base.scheme, field)})}) \
+                .model_dump() == base.model_dump()

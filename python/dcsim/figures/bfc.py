@@ -499,6 +499,62 @@ _by_size(
 )
 
 
+# ---- BFC's queue assignment and flow table (Figs. 27-28) --------------------
+
+ASSIGN_VARIANTS = {"dynamic": {"scheme.name": "bfc"}, "stochastic": {"scheme.name": "bfc", "scheme.assign": "stochastic"}}
+ASSIGN_LABELS = {"dynamic": "BFC + Dynamic", "stochastic": "BFC + Stochastic"}
+TABLE_SIZES = (1, 10, 100, 1000)
+TABLE_VARIANTS = {f"table{k}x": {"scheme.name": "bfc", "scheme.table_per_queue": k} for k in TABLE_SIZES}
+TABLE_LABELS = {f"table{k}x": f"flow table {k}x queues" for k in TABLE_SIZES}
+
+
+def fig27_stats(t, runs: dict) -> dict:
+    return {"stochastic_over_dynamic_p99_short": _ratio(t, "stochastic", "dynamic", "p99", True, 3000),
+            "stochastic_over_dynamic_p99_all_bins": _ratio(t, "stochastic", "dynamic", "p99", True, math.inf)}
+
+
+def fig28_stats(t, runs: dict) -> dict:
+    return {f"table{k}x_over_100x_p99_short": _ratio(t, f"table{k}x", "table100x", "p99", True, 3000)
+            for k in TABLE_SIZES if k != 100}
+
+
+_by_size(
+    "bfc-fig27", "BFC Fig. 27(a): dynamic against stochastic queue assignment, Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.10, Fig. 27(a)",
+    "BFC's Fig. 11(a) set-up with BFC's dynamic queue assignment (an empty queue if any) against stochastic "
+    "assignment (the flow's hash picks the queue): slowdown by size.",
+    FB, FB_FLOWS, fig27_stats,
+    (
+        Statement("App. A.10", "stochastic_over_dynamic_p99_short", 1.5, math.inf,
+                  "BFC + Stochastic's tail latency is much worse, especially for small flows"),
+        Statement("App. A.10", "stochastic_over_dynamic_p99_all_bins", 1.0, math.inf,
+                  "... much worse for all flow sizes"),
+    ),
+    "'Much worse' is read as at least 1.5x for short flows (bins up to 3 KB) and worse over all bins (the median "
+    "of the bins' ratios). Panel (b), the CDF of queue collisions, is not drawn (no collision counter yet). "
+    "Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
+    incasts=True, variants=ASSIGN_VARIANTS, labels=ASSIGN_LABELS, shown=("p99",),
+)
+_by_size(
+    "bfc-fig28", "BFC Fig. 28: the flow table's size (1x to 1000x the queues), Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.11, Fig. 28",
+    "BFC's Fig. 11(a) set-up with flow tables of 1, 10, 100 (the default) and 1000 entries per queue of the "
+    "switch's ports: 99th percentile slowdown by size.",
+    FB, FB_FLOWS, fig28_stats,
+    (
+        Statement("App. A.11", "table1x_over_100x_p99_short", 1.0, math.inf,
+                  "reducing the size of the flow table hurts small flows' tail"),
+        Statement("App. A.11", "table10x_over_100x_p99_short", 1.0, math.inf,
+                  "reducing the size of the flow table hurts small flows' tail"),
+        Statement("App. A.11", "table1000x_over_100x_p99_short", 0.0, 1.0,
+                  "increasing it would moderately improve short flows' tail"),
+    ),
+    "The paper does not list its table sizes: we take 1x, 10x, 100x and 1000x. Short flows: bins up to 3 KB. "
+    "Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
+    incasts=True, variants=TABLE_VARIANTS, labels=TABLE_LABELS, shown=("p99",),
+)
+
+
 # ---- stress tests: load and incast degree (Figs. 12-13) ----------------------
 
 #: §6.3's statistics: the average slowdown of flows above 3 MB, the 99th
