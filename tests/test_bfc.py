@@ -53,6 +53,13 @@ def test_dynamic_assignment_separates_flows_that_a_hash_mixes(write_trace):
     spread = lambda f: (f.start_s + f.fct_s).max() / (f.start_s + f.fct_s).min()
     assert spread(fair) < 1.05
     assert spread(hashed) > 1.3
+    # and the summary counts it (Fig. 27(b)): every flow is a new
+    # assignment at the switch port; dynamic assignment finds each an empty
+    # queue, the hash puts some on busy ones
+    s = run_all(_star(write_trace, rows, 9, queues=8)).summary["bfc"]
+    assert s["assignments"] >= 8 and s["collisions"] == 0
+    s = run_all(_star(write_trace, rows, 9, queues=8, assign="stochastic")).summary["bfc"]
+    assert s["collisions"] > 0 and s["collision_fraction"] == s["collisions"] / s["assignments"]
 
 
 def test_an_incast_through_a_fabric_is_held_back_to_the_senders(write_trace):

@@ -254,6 +254,12 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
             "paused_s_by_tier": {tier_names[k]: sum(p["paused_ps"] for p in ports if p["tier"] == k) * PS
                                  for k in sorted({p["tier"] for p in paused})},
         }
+    assigned = sum(p.get("bfc_assignments", 0) for p in ports)
+    if assigned:
+        # BFC's queue assignment: new flows given a queue that already held
+        # packets (Fig. 27(b)), over all switch ports
+        collided = sum(p["bfc_collisions"] for p in ports)
+        out["bfc"] = {"assignments": assigned, "collisions": collided, "collision_fraction": collided / assigned}
     if any(any(row) for row in eng["prio_losses"]["arrivals"]):
         out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)

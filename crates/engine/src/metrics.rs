@@ -176,4 +176,8 @@ pub struct PortReport {
     pub max_queue_bytes: u64,
     /// Time the port was held by PFC pauses from its link's far end.
     pub paused_ps: Time,
+    /// BFC ports: flows given a queue, and those whose queue already held
+    /// packets (collisions).
+    pub bfc_assignments: u64,
+    pub bfc_collisions: u64,
 }

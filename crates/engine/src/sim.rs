@@ -1487,6 +1487,14 @@ impl Simulation {
                     Queue::Pfc(q) => q.paused_ps(self.now),
                     _ => 0,
                 },
+                bfc_assignments: match &self.ports[i].queue {
+                    Queue::Bfc(b) => b.assignments,
+                    _ => 0,
+                },
+                bfc_collisions: match &self.ports[i].queue {
+                    Queue::Bfc(b) => b.collisions,
+                    _ => 0,
+                },
             })
             .collect()
     }

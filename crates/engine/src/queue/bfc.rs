@@ -71,7 +71,10 @@ pub struct BfcQueues {
     eligible: Bitset,
     /// The data queue of the last packet `pop` returned (None: control).
     pub last_queue: Option<u16>,
-    /// Flows assigned to a queue that already held packets (Fig. 27(b)).
+    /// Flows given a queue (a flow-table entry with no packet in the
+    /// switch and idle past the sticky time), and those of them whose queue
+    /// already held packets (Fig. 27(b)).
+    pub assignments: u64,
     pub collisions: u64,
 }
 
@@ -95,6 +98,7 @@ impl BfcQueues {
             active: 0,
             eligible: Bitset::new(queues as u32),
             last_queue: None,
+            assignments: 0,
             collisions: 0,
         }
     }
@@ -113,35 +117,34 @@ impl BfcQueues {
     /// the flow table counts the packet in.
     pub fn assign(&mut self, h: u64, now: Time) -> usize {
         let n = self.queues.len();
-        let q = match self.assign {
-            Assign::Single => 0,
-            Assign::Stochastic => (h % n as u64) as usize,
-            Assign::Dynamic => {
-                let i = (h % self.table.len() as u64) as usize;
-                let e = self.table[i];
-                let q = if e.size == 0 && (e.ts == 0 || now >= e.ts + self.sticky_ps) {
-                    let empty = (0..n).map(|k| (self.scan_start + k) % n).find(|&q| self.queues[q].is_empty());
-                    self.scan_start = (self.scan_start + 1) % n;
-                    match empty {
-                        Some(q) => q,
-                        None => {
-                            self.collisions += 1;
-                            self.rng.gen_range(0..n)
-                        }
-                    }
-                } else {
-                    e.queue as usize
-                };
-                self.table[i] = TableEntry { queue: q as u16, size: e.size + 1, ts: now };
-                q
-            }
+        if self.assign == Assign::Single {
+            return 0;
+        }
+        // the flow table tells a new flow apart for either assignment; the
+        // stochastic one keeps it only to count collisions
+        let i = (h % self.table.len() as u64) as usize;
+        let e = self.table[i];
+        let new = e.size == 0 && (e.ts == 0 || now >= e.ts + self.sticky_ps);
+        let q = if self.assign == Assign::Stochastic {
+            (h % n as u64) as usize
+        } else if !new {
+            e.queue as usize
+        } else {
+            let empty = (0..n).map(|k| (self.scan_start + k) % n).find(|&q| self.queues[q].is_empty());
+            self.scan_start = (self.scan_start + 1) % n;
+            empty.unwrap_or_else(|| self.rng.gen_range(0..n))
         };
+        if new {
+            self.assignments += 1;
+            self.collisions += !self.queues[q].is_empty() as u64;
+        }
+        self.table[i] = TableEntry { queue: q as u16, size: e.size + 1, ts: now };
         q
     }
 
     /// A packet of the flow with hash `h` left the switch at `now`.
     pub fn release(&mut self, h: u64, now: Time) {
-        if self.assign == Assign::Dynamic {
+        if self.assign != Assign::Single {
             let i = (h % self.table.len() as u64) as usize;
             let e = &mut self.table[i];
             e.size = e.size.saturating_sub(1);
@@ -282,9 +285,25 @@ mod tests {
         let q = b.assign(55, 5);
         assert!(q < 4);
         assert_eq!(b.collisions, 1);
+        assert_eq!(b.assignments, 5, "flow 11's second packet is no new assignment");
         // flow 22's packet leaves; within the sticky time it keeps its queue
         b.release(22, 10);
         assert_eq!(b.assign(22, 11), qb);
+        assert_eq!(b.assignments, 5);
+    }
+
+    #[test]
+    fn stochastic_assignment_counts_new_flows_hashed_onto_busy_queues() {
+        // the hash alone picks the queue; the flow table only tells new
+        // flows apart, to count those that land on a queue with packets
+        let mut b = BfcQueues::new(4, 400, Assign::Stochastic, 1048, 0);
+        assert_eq!(b.assign(1, 1), 1);
+        b.push(hop(0, 1000), 1);
+        assert_eq!(b.assign(5, 2), 1); // 5 % 4: the busy queue
+        b.push(hop(1, 1000), 1);
+        assert_eq!(b.assign(2, 3), 2);
+        assert_eq!(b.assign(401, 4), 1, "a flow sharing flow 1's table entry still goes by its hash");
+        assert_eq!((b.assignments, b.collisions), (3, 1));
     }
 
     #[test]
