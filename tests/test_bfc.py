@@ -90,3 +90,13 @@ def test_bfc_runs_without_pfc_and_deterministically(write_trace):
     a, b = run_all(spec), run_all(spec)
     pd.testing.assert_frame_equal(a.flows, b.flows)
     assert a.summary["counters"] == b.summary["counters"]
+
+
+def test_bfc_refuses_a_setting_its_ports_ignore(write_trace):
+    from dcsim.errors import SpecError
+    from dcsim.simulate import build
+
+    spec = _star(write_trace, [(0.0, 1, 0, 1000)], 2)
+    spec = spec.model_copy(update={"buffer": spec.buffer.model_copy(update={"acks_high_priority": False})})
+    with pytest.raises(SpecError, match="acks_high_priority"):
+        build(spec)

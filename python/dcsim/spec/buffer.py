@@ -72,6 +72,9 @@ class SwitchBuffer(Model):
         else:
             raise SpecError(f"buffer.model: 'shared' needs FIFO ports (schemes tcp, dctcp) or an RDMA scheme; "
                             f"scheme {scheme.name}'s ports are {' and '.join(sorted(kinds))}")
+        if self.acks_high_priority is not None and pfc_port["kind"] == "bfc":
+            raise SpecError("buffer.acks_high_priority: BFC's switch ports always serve ACKs in their control "
+                            "queue (docs/schemes.md, bfc); leave it unset")
         if self.acks_high_priority is not None and pfc_port["kind"] == "pfc":
             pfc_port["acks_high_priority"] = self.acks_high_priority
             if host["discipline"]["kind"] == "pfc":
