@@ -430,6 +430,18 @@ _by_size(
 # ---- slow start (Fig. 23) ---------------------------------------------------
 
 FB = "fb_hadoop"
+#: How the runs on Fig. 11(a)'s set-up are counted and sized.
+FIG11A_RUNS = "Incast flows left out. Quick: 5,000 background flows; full: 100,000."
+
+
+def _on_fig11a(name: str, title: str, source: str, description: str, stats, paper: tuple, notes: str,
+               variants: dict, labels: dict, shown: tuple = ("p99",)) -> BySizeFigure:
+    """A variant study on Fig. 11(a)'s set-up (Facebook Hadoop at 55% +
+    5% incast), as BFC's appendix runs them."""
+    return _by_size(name, title, source, description, FB, FB_FLOWS, stats, paper, notes + " " + FIG11A_RUNS,
+                    incasts=True, variants=variants, labels=labels, shown=shown)
+
+
 
 SS_VARIANTS = {"dctcp": {"scheme.name": "dctcp_rdma"},
                "dctcp_ss": {"scheme.name": "dctcp_rdma", "scheme.slow_start_pkts": 10},
@@ -469,19 +481,18 @@ SS_NOTES = ("DCTCP + SS is our slow start on the simulator's rate-based DCTCP (d
             "from a window of 10 packets, one more per acknowledged packet until the first mark. Short: bins up "
             "to 3 KB; short and medium: up to 1 MB; above the initial window: bins from 10 KB to 1 MB (the "
             "median of the bins' ratios; flows of at most 10 packets cannot be slowed by slow start itself).")
-_by_size(
+_on_fig11a(
     "bfc-fig23a", "BFC Fig. 23 (a, c): DCTCP with and without slow start, Facebook Hadoop at 55% + 5% incast",
     "BFC (NSDI'22) App. A.6, Fig. 23 (a, c)",
     "BFC's Fig. 11(a) set-up: DCTCP starting at line rate (as in the other figures) against DCTCP + SS (TCP slow "
     "start from 10 packets), BFC for reference; 99th percentile and median slowdown by size.",
-    FB, FB_FLOWS, fig23_stats,
+    fig23_stats,
     (
         Statement("App. A.6", "ss_over_dctcp_p99_short", 0.0, 1.0,
                   "with incast, DCTCP + SS reduces the tail FCT (of short flows)"),
         Statement("App. A.6", "ss_over_dctcp_p50_max", 1.5, 2.5, "... but increases median FCTs by up to 2x"),
     ),
-    SS_NOTES + " Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
-    incasts=True, variants=SS_VARIANTS, labels=SS_LABELS, shown=("p50", "p99"),
+    SS_NOTES, SS_VARIANTS, SS_LABELS, shown=("p50", "p99"),
 )
 _by_size(
     "bfc-fig23b", "BFC Fig. 23 (b, d): DCTCP with and without slow start, Facebook Hadoop at 60%",
@@ -527,12 +538,12 @@ def fig28_stats(t, runs: dict) -> dict:
             for k in TABLE_SIZES if k != 100}
 
 
-_by_size(
+_on_fig11a(
     "bfc-fig27", "BFC Fig. 27(a): dynamic against stochastic queue assignment, Facebook Hadoop at 55% + 5% incast",
     "BFC (NSDI'22) App. A.10, Fig. 27(a)",
     "BFC's Fig. 11(a) set-up with BFC's dynamic queue assignment (an empty queue if any) against stochastic "
     "assignment (the flow's hash picks the queue): slowdown by size.",
-    FB, FB_FLOWS, fig27_stats,
+    fig27_stats,
     (
         Statement("App. A.10", "stochastic_over_dynamic_p99_short", 1.5, math.inf,
                   "BFC + Stochastic's tail latency is much worse, especially for small flows"),
@@ -544,16 +555,15 @@ _by_size(
     "'Much worse' is read as at least 1.5x for short flows (bins up to 3 KB) and worse over all bins (the median "
     "of the bins' ratios). Panel (b), a CDF of collisions, is given as numbers: the fraction of new flows (a "
     "flow-table entry with no packet in the switch) whose queue already held packets, over all BFC ports; 'a "
-    "high fraction' is read as at least twice dynamic assignment's fraction. "
-    "Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
-    incasts=True, variants=ASSIGN_VARIANTS, labels=ASSIGN_LABELS, shown=("p99",),
+    "high fraction' is read as at least twice dynamic assignment's fraction.",
+    ASSIGN_VARIANTS, ASSIGN_LABELS,
 )
-_by_size(
+_on_fig11a(
     "bfc-fig28", "BFC Fig. 28: the flow table's size (1x to 1000x the queues), Facebook Hadoop at 55% + 5% incast",
     "BFC (NSDI'22) App. A.11, Fig. 28",
     "BFC's Fig. 11(a) set-up with flow tables of 1, 10, 100 (the default) and 1000 entries per queue of the "
     "switch's ports: 99th percentile slowdown by size.",
-    FB, FB_FLOWS, fig28_stats,
+    fig28_stats,
     (
         Statement("App. A.11", "table1x_over_100x_p99_short", 1.0, math.inf,
                   "reducing the size of the flow table hurts small flows' tail"),
@@ -562,9 +572,8 @@ _by_size(
         Statement("App. A.11", "table1000x_over_100x_p99_short", 0.0, 1.0,
                   "increasing it would moderately improve short flows' tail"),
     ),
-    "The paper does not list its table sizes: we take 1x, 10x, 100x and 1000x. Short flows: bins up to 3 KB. "
-    "Incast flows left out. Quick: 5,000 background flows; full: 100,000.",
-    incasts=True, variants=TABLE_VARIANTS, labels=TABLE_LABELS, shown=("p99",),
+    "The paper does not list its table sizes: we take 1x, 10x, 100x and 1000x. Short flows: bins up to 3 KB.",
+    TABLE_VARIANTS, TABLE_LABELS,
 )
 
 
