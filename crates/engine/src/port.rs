@@ -102,6 +102,10 @@ pub struct Port {
     tx_pkts_hi: u32,
     /// A `TxDone` event is in the calendar for this port.
     pub wake_pending: bool,
+    /// A general-path port that does not obey pauses: its departures are
+    /// made lazily, by the arrivals at it and at the far end of its link
+    /// (`Simulation::on_link_arrival`), with no events of its own.
+    pub lazy: bool,
     // ---- the rest ----
     pub rate_bps: u64,
     pub delay_ps: Time,
@@ -138,6 +142,7 @@ impl Port {
             marks: 0,
             tx_pkts_hi: 0,
             wake_pending: false,
+            lazy: false,
             rate_bps,
             delay_ps,
             queue: Queue::Fifo(Ring::new()),

@@ -283,6 +283,10 @@ impl Simulation {
                 _ => {}
             }
         }
+        for p in ports.iter_mut() {
+            let fast = cfg.port.fifo_fast_path && p.queue.is_fifo();
+            p.lazy = !fast && !obeys_pauses(&p.queue);
+        }
         let has_pfc = ports.iter().any(|p| obeys_pauses(&p.queue));
         let bp = match &cfg.bfc {
             None => None,
@@ -997,13 +1001,13 @@ impl Simulation {
             return;
         }
         let p = &mut self.ports[port as usize];
-        if !p.wake_pending && p.queue.has_sendable() {
+        // A lazy port needs no event: see `on_link_arrival`. A port that
+        // obeys PFC decides each departure on time: its buffer accounting
+        // (and the pauses it may trigger) and a pause's effect depend on
+        // when packets leave.
+        if !p.lazy && !p.wake_pending && p.queue.has_sendable() {
             p.wake_pending = true;
-            // A port that obeys PFC decides each departure on time: its
-            // buffer accounting (and the pauses it may trigger) and a
-            // pause's effect depend on when packets leave.
-            let lazy = if obeys_pauses(&p.queue) { 0 } else { p.fixed_ps() };
-            self.cal.schedule(p.busy_until + lazy, Event::TxDone { port });
+            self.cal.schedule(p.busy_until, Event::TxDone { port });
         }
     }
 
@@ -1025,11 +1029,26 @@ impl Simulation {
         }
     }
 
+    /// The head packet of port `port`'s link reaches the far end.
+    ///
+    /// A lazy port (one that chooses its next packet when its serializer
+    /// frees up, and obeys no pauses) makes its departures here and at its
+    /// own arrivals (`offer`), never at an event of its own. That is in
+    /// time: a departure starting at `busy_until` reaches the far end no
+    /// sooner than `busy_until + fixed_ps`, and while the port has a
+    /// backlog its link carries the packet being serialized, which arrives
+    /// at exactly that time, so this runs by then. It is also the departure
+    /// decided on time: every arrival at the port first makes the
+    /// departures due (`catch_up`), so the queue has not changed since
+    /// `busy_until`.
     #[inline(always)]
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         let w = p.pop_wire().expect("a link arrival is scheduled only for a non-empty link");
         let node = p.peer;
+        // (`bytes` counts a lazy port's queue exactly and is in the line
+        // just read; `lazy` is not.)
+        let due = !self.all_fifo_fast && p.busy_until <= self.now && p.bytes > 0 && p.lazy;
         if let Some(next) = p.wire.front() {
             self.cal.schedule(next.arrival, Event::LinkArrival { port });
             if !self.all_fifo_fast || self.net.is_host(node) {
@@ -1039,16 +1058,14 @@ impl Simulation {
                 self.pool.prefetch(next.hop.id);
             }
         }
+        if due {
+            self.catch_up(port, self.now);
+        }
         self.on_arrive(node, w.hop, port);
     }
 
-    /// A port that chooses its next packet when its serializer frees up
-    /// makes its departures lazily: at its next arrival (`offer`), or here,
-    /// at the latest moment that keeps every event in order: a packet that
-    /// starts at `busy_until` reaches the far end no sooner than
-    /// `busy_until + fixed_ps`, so its departure (and any after it) is made
-    /// by then, with the queue as it was at `busy_until`. Busy ports thus
-    /// need one event per arrival-free stretch, not one per packet.
+    /// A port that obeys pauses makes each departure when its serializer
+    /// frees up; a pulling NIC wakes here to send.
     fn on_tx_done(&mut self, port: u32) {
         if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
             // a pulling NIC's wake-up
@@ -1067,7 +1084,8 @@ impl Simulation {
             return;
         }
         for port in 0..self.ports.len() as u32 {
-            if self.ports[port as usize].wake_pending {
+            let p = &self.ports[port as usize];
+            if p.wake_pending || p.lazy {
                 self.catch_up(port, self.now);
             }
         }

@@ -136,8 +136,8 @@ impl Queue {
     pub fn sizes(&self) -> Box<dyn Iterator<Item = u64> + '_> {
         match self {
             Queue::Fifo(q) => Box::new(q.iter().map(|h| h.size as u64)),
-            Queue::PFabric(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
-            Queue::PFabricEdf(q) => Box::new(q.iter().map(|e| e.hop.size as u64)),
+            Queue::PFabric(q) => Box::new(q.hops().map(|h| h.size as u64)),
+            Queue::PFabricEdf(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Prio(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Pfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Bfc(q) => Box::new(q.hops().map(|h| h.size as u64)),

@@ -19,73 +19,203 @@
 use super::{Admit, Entry};
 use crate::port::Hop;
 
+/// No node: the end of a list, or an empty group.
+const NIL: u32 = u32::MAX;
+
+/// A buffered packet: what the port decides by, the order it arrived in,
+/// and the next packet of its flow here.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    hop: Hop,
+    prio: u64,
+    /// Arrival order at this port (ties: the earliest is sent first, the
+    /// latest dropped first).
+    seq: u64,
+    next: u32,
+}
+
+/// The buffered packets of one flow, in arrival order, and the first of
+/// them with the smallest priority number: a flow's best packet.
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    min_prio: u64,
+    min_seq: u64,
+    min_node: u32,
+    flow: u32,
+    head: u32,
+    tail: u32,
+}
+
+/// The queue keeps its packets by flow. The decisions are those of a scan
+/// of all packets in arrival order (the ns-2 code's; `Reference` in the
+/// tests is that scan, and a random test holds the two equal), but the
+/// next packet is found among flows, not packets. That matters: a flow
+/// the fabric starves keeps sending probes every RTO (§4.2), and they
+/// wait at its bottleneck, hundreds of them at high load, while the port
+/// rarely holds packets of more than two or three flows
+/// (docs/performance.md).
 #[derive(Debug)]
 pub struct PFabricQueue {
-    /// Buffered packets in arrival order.
-    entries: Vec<Entry>,
+    nodes: Vec<Node>,
+    /// Unused nodes, linked by `next`.
+    free: u32,
+    groups: Vec<Group>,
+    len: usize,
+    seq: u64,
     starvation_prevention: bool,
 }
 
 impl PFabricQueue {
     pub fn new(starvation_prevention: bool) -> PFabricQueue {
-        PFabricQueue { entries: Vec::with_capacity(32), starvation_prevention }
+        PFabricQueue {
+            nodes: Vec::with_capacity(32),
+            free: NIL,
+            groups: Vec::with_capacity(4),
+            len: 0,
+            seq: 0,
+            starvation_prevention,
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Entry> + '_ {
-        self.entries.iter()
+    /// The buffered packets (by flow, not in arrival order).
+    pub fn hops(&self) -> impl Iterator<Item = Hop> + '_ {
+        self.groups.iter().flat_map(move |g| self.list(g.head).map(move |n| self.nodes[n as usize].hop))
+    }
+
+    /// The nodes of a list from `head` on.
+    fn list(&self, head: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(head).filter(|&n| n != NIL), move |&n| {
+            Some(self.nodes[n as usize].next).filter(|&m| m != NIL)
+        })
     }
 
     /// Admission of `e` when `queued` bytes are buffered under a limit of
     /// `limit` bytes. The caller keeps the byte count (`queued < limit`
     /// holds before and after).
     pub fn offer(&mut self, e: Entry, queued: u64, limit: u64) -> Admit {
+        let node = self.push(e);
         let size = e.hop.size as u64;
-        self.entries.push(e);
         if queued + size < limit {
             return Admit::Queued;
         }
+        // Full: among the packets whose removal brings the bytes below the
+        // limit (the arrival always does), the largest number goes, the
+        // latest on a tie.
         let total = queued + size;
-        let mut victim = self.entries.len() - 1;
-        let mut worst = 0;
-        for (i, x) in self.entries.iter().enumerate() {
-            if total - (x.hop.size as u64) < limit && x.prio >= worst {
-                worst = x.prio;
-                victim = i;
+        let (mut victim, mut vg, mut key) = (node, 0, (0, 0));
+        for (gi, g) in self.groups.iter().enumerate() {
+            for n in self.list(g.head) {
+                let x = &self.nodes[n as usize];
+                if total - (x.hop.size as u64) < limit && (x.prio, x.seq) >= key {
+                    (victim, vg, key) = (n, gi, (x.prio, x.seq));
+                }
             }
         }
-        let last = self.entries.len() - 1;
-        let gone = self.entries.remove(victim);
-        if victim == last {
+        let gone = self.unlink(vg, victim);
+        if victim == node {
             Admit::Dropped
         } else {
-            Admit::Replaced(gone.hop)
+            Admit::Replaced(gone)
         }
     }
 
-    /// The next packet to send.
+    /// The next packet to send: the first of the smallest number, or with
+    /// starvation prevention the earliest packet of that packet's flow.
     pub fn pop(&mut self) -> Option<Hop> {
-        let first = self.entries.first()?;
-        let (mut best, mut prio) = (0, first.prio);
-        for (i, x) in self.entries.iter().enumerate().skip(1) {
-            if x.prio < prio {
-                best = i;
-                prio = x.prio;
+        let first = self.groups.first()?;
+        let (mut best, mut key) = (0, (first.min_prio, first.min_seq));
+        for (gi, g) in self.groups.iter().enumerate().skip(1) {
+            if (g.min_prio, g.min_seq) < key {
+                (best, key) = (gi, (g.min_prio, g.min_seq));
             }
         }
-        if self.starvation_prevention {
-            // the flow's earliest packet is the best one or one before it
-            let flow = self.entries[best].flow;
-            best = self.entries[..best].iter().position(|x| x.flow == flow).unwrap_or(best);
+        let g = &self.groups[best];
+        let node = if self.starvation_prevention { g.head } else { g.min_node };
+        Some(self.unlink(best, node))
+    }
+
+    /// Buffer `e` at the tail of its flow's list.
+    fn push(&mut self, e: Entry) -> u32 {
+        let seq = self.seq;
+        self.seq += 1;
+        let node = Node { hop: e.hop, prio: e.prio, seq, next: NIL };
+        let n = if self.free == NIL {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        } else {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        };
+        self.len += 1;
+        match self.groups.iter().position(|g| g.flow == e.flow) {
+            Some(gi) => {
+                let g = &mut self.groups[gi];
+                self.nodes[g.tail as usize].next = n;
+                g.tail = n;
+                if e.prio < g.min_prio {
+                    (g.min_prio, g.min_seq, g.min_node) = (e.prio, seq, n);
+                }
+            }
+            None => self.groups.push(Group {
+                min_prio: e.prio,
+                min_seq: seq,
+                min_node: n,
+                flow: e.flow,
+                head: n,
+                tail: n,
+            }),
         }
-        Some(self.entries.remove(best).hop)
+        n
+    }
+
+    /// Take node `n` out of group `gi`'s list and the buffer.
+    fn unlink(&mut self, gi: usize, n: u32) -> Hop {
+        let next = self.nodes[n as usize].next;
+        let g = self.groups[gi];
+        if g.head == n {
+            self.groups[gi].head = next;
+        } else {
+            let prev = self.list(g.head).find(|&m| self.nodes[m as usize].next == n).expect("a node of the group");
+            self.nodes[prev as usize].next = next;
+            if g.tail == n {
+                self.groups[gi].tail = prev;
+            }
+        }
+        if next == NIL && g.head == n {
+            self.groups.swap_remove(gi);
+        } else if g.min_node == n {
+            self.refresh_min(gi);
+        }
+        let hop = self.nodes[n as usize].hop;
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.len -= 1;
+        hop
+    }
+
+    /// Find group `gi`'s best packet again (its best one left).
+    fn refresh_min(&mut self, gi: usize) {
+        let head = self.groups[gi].head;
+        let h = &self.nodes[head as usize];
+        let mut best = (h.prio, h.seq, head);
+        for n in self.list(h.next) {
+            let x = &self.nodes[n as usize];
+            if x.prio < best.0 {
+                best = (x.prio, x.seq, n);
+            }
+        }
+        let g = &mut self.groups[gi];
+        (g.min_prio, g.min_seq, g.min_node) = best;
     }
 }
 
@@ -114,8 +244,8 @@ impl TwoClasses {
         self.len() == 0
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Entry> + '_ {
-        self.classes[0].iter().chain(self.classes[1].iter())
+    pub fn hops(&self) -> impl Iterator<Item = Hop> + '_ {
+        self.classes[0].hops().chain(self.classes[1].hops())
     }
 
     /// Admission into the packet's class, whose buffer holds `limit` bytes.
@@ -200,6 +330,82 @@ mod tests {
         // a more urgent arrival replaces the worst
         assert_eq!(q.offer(e(4, 1500, 10, 4), queued, limit), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0 }));
         assert_eq!(ids(&mut q), vec![4, 0]);
+    }
+
+    /// The decisions as the ns-2 code makes them: one array in arrival
+    /// order, scanned for every choice.
+    struct Reference {
+        entries: Vec<Entry>,
+        starvation_prevention: bool,
+    }
+
+    impl Reference {
+        fn offer(&mut self, e: Entry, queued: u64, limit: u64) -> Admit {
+            self.entries.push(e);
+            let total = queued + e.hop.size as u64;
+            if total < limit {
+                return Admit::Queued;
+            }
+            let (mut victim, mut worst) = (self.entries.len() - 1, 0);
+            for (i, x) in self.entries.iter().enumerate() {
+                if total - (x.hop.size as u64) < limit && x.prio >= worst {
+                    (victim, worst) = (i, x.prio);
+                }
+            }
+            let gone = self.entries.remove(victim);
+            if victim == self.entries.len() {
+                Admit::Dropped
+            } else {
+                Admit::Replaced(gone.hop)
+            }
+        }
+
+        fn pop(&mut self) -> Option<Hop> {
+            let mut best = 0;
+            for (i, x) in self.entries.iter().enumerate() {
+                if x.prio < self.entries[best].prio {
+                    best = i;
+                }
+            }
+            let flow = self.entries.get(best)?.flow;
+            if self.starvation_prevention {
+                best = self.entries.iter().position(|x| x.flow == flow).unwrap();
+            }
+            Some(self.entries.remove(best).hop)
+        }
+    }
+
+    #[test]
+    fn decides_as_a_scan_of_every_packet_in_arrival_order() {
+        use rand::{Rng, SeedableRng};
+        for seed in 0..200u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let sp = seed % 2 == 0;
+            let limit = rng.gen_range(1500..12_000u64);
+            let (mut q, mut r) = (PFabricQueue::new(sp), Reference { entries: vec![], starvation_prevention: sp });
+            let mut queued = 0u64;
+            for id in 0..2_000u32 {
+                if rng.gen_bool(0.45) {
+                    let (a, b) = (q.pop(), r.pop());
+                    assert_eq!(a, b, "seed {seed}, pop at {id}");
+                    queued -= a.map_or(0, |h| h.size as u64);
+                    continue;
+                }
+                // few flows, few distinct numbers (ties), probes and ACKs
+                let size = [40u16, 41, 1500, 1500, 1500, 700][rng.gen_range(0..6)];
+                let prio = [0u64, 10, 10, 500, 500, 9_000][rng.gen_range(0..6)] + rng.gen_range(0..3);
+                let x = Entry { hop: Hop { id, size, dst: 0 }, prio, flow: rng.gen_range(0..5), class: 1 };
+                let (a, b) = (q.offer(x, queued, limit), r.offer(x, queued, limit));
+                assert_eq!(a, b, "seed {seed}, offer {id}");
+                match a {
+                    Admit::Queued => queued += size as u64,
+                    Admit::Replaced(h) => queued = queued + size as u64 - h.size as u64,
+                    Admit::Dropped => {}
+                }
+                assert_eq!(q.len(), r.entries.len());
+                assert_eq!(q.hops().map(|h| h.size as u64).sum::<u64>(), queued);
+            }
+        }
     }
 
     #[test]
