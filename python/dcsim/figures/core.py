@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence
@@ -363,7 +364,8 @@ def draw(fig: Figure, table: pd.DataFrame):
                     for y, style in ((b.low, "--"), (b.high, ":")):
                         if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
-                    claims.append(_bound_text(b, fig))
+                    # wrapped: a long claim over a narrow panel ran off the figure
+                    claims.append(textwrap.fill(_bound_text(b, fig), 52))
             title = f"{fig.facet_labels.get(facet, facet)}\n{panel.title}"
             ax.set_title("\n".join([title, *claims]), fontsize=8.5)
             ax.set_xlabel(fig.xlabel)
