@@ -178,6 +178,24 @@ def test_connection_pool_carries_ssthresh_to_the_next_flow(write_trace):
     assert pool.fct_s[1] < 0.8 * fresh.fct_s[1]
 
 
+def test_a_span_window_sends_less_past_a_hole_than_a_pipe(write_trace):
+    # Eight flows into one 30 KB port, no fast retransmit: every flow loses
+    # packets and waits for a timeout. Under "pipe" (RFC 6675) each SACK
+    # frees room for new data, which mostly meets the same full queue;
+    # under "span" (ns-2 FullTcp) a sender stops a window past its hole, so
+    # fewer bytes are sent and dropped before the timeout repairs it.
+    trace = write_trace([(0, s, 0, 500_000) for s in range(1, 9)])
+    out = {}
+    for window in ("pipe", "span"):
+        scheme = {"name": "tcp", "queue_bytes": 30_000, "fast_retransmit": False, "window": window}
+        df = run_checked(spec_of(trace, scheme))
+        c = df.attrs["summary"]["counters"]
+        out[window] = (c["dropped_bytes"], c["host_tx_bytes"], int(df.timeouts.sum()))
+    assert out["span"][0] < 0.9 * out["pipe"][0], out
+    assert out["span"][1] < out["pipe"][1], out
+    assert out["span"][2] < out["pipe"][2], out
+
+
 def test_probe_mode_sends_small_probes_and_keeps_losses_down(write_trace):
     # Many long flows into one pFabric port (Fig. 5b): without probe mode
     # the starved flows keep resending full packets that are dropped; with

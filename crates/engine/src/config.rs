@@ -440,6 +440,14 @@ pub struct TcpConfig {
     /// from every ACK's timestamp echo (RFC 7323).
     #[serde(default)]
     pub rtt_per_window: bool,
+    /// What the congestion window bounds outside fast recovery. `false`
+    /// (RFC 6675): the segments in flight, so SACKed segments free room and
+    /// a sender behind a hole keeps sending new data. `true` (ns-2's
+    /// FullTcp, `send_allowed` without `pipectrl_`): the span above the
+    /// cumulative ACK, SACKed or not, so a sender behind a hole sends at
+    /// most a window past it until the hole is filled.
+    #[serde(default)]
+    pub window_span: bool,
     /// Priority classes (PIAS's MLFQ, pFabric §6's few queues): when given,
     /// a data packet carries the index of the first threshold its `prio`
     /// value does not exceed (the number of thresholds if it exceeds them

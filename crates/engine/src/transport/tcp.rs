@@ -205,6 +205,12 @@ pub struct TcpSender {
     ca_acks: u32,
     dupacks: u32,
     in_recovery: bool,
+    /// The recovery was entered by fast retransmit (ns-2's `pipectrl_`):
+    /// only then does a span-limited window (`window_span`) count the pipe.
+    pipe_recovery: bool,
+    /// The window bounds the span above the cumulative ACK (ns-2 FullTcp),
+    /// not the segments in flight (TcpConfig::window_span).
+    window_span: bool,
     /// NewReno: recovery ends when this segment is acknowledged.
     recover: u32,
     /// Next hole to retransmit during recovery.
@@ -269,6 +275,8 @@ impl TcpSender {
             ca_acks: 0,
             dupacks: 0,
             in_recovery: false,
+            pipe_recovery: false,
+            window_span: cfg.window_span,
             recover: 0,
             rexmit_next: 0,
             sacked: Bitset::new(n_segs),
@@ -357,11 +365,16 @@ impl TcpSender {
         // avoids a call to libm's floor on every ACK.
         debug_assert!(self.cwnd >= 0.0);
         let window = (self.cwnd as u32).max(1);
+        // ns-2's FullTcp outside fast recovery (`send_allowed`): a segment
+        // may go if it lies within a window of the cumulative ACK
+        let span = self.window_span && !(self.in_recovery && self.pipe_recovery);
+        let limit = if span { self.snd_una.saturating_add(window) } else { u32::MAX };
         let mut pipe = self.pipe();
         if !self.in_recovery && self.snd_nxt >= self.high_tx && self.high_sacked <= self.snd_nxt {
             // New data only, none of it SACKed (the common case): what the
             // loop below would send, without asking the scoreboard per segment.
-            let n = window.saturating_sub(pipe).min(self.n_segs - self.snd_nxt);
+            let room = if span { limit.saturating_sub(self.snd_nxt) } else { window.saturating_sub(pipe) };
+            let n = room.min(self.n_segs - self.snd_nxt);
             if n > 0 && self.timed.is_none() {
                 self.timed = Some((self.snd_nxt, now));
             }
@@ -370,8 +383,8 @@ impl TcpSender {
             self.high_tx = self.snd_nxt;
             pipe = window;
         }
-        while pipe < window {
-            let seg = match self.next_segment() {
+        while span || pipe < window {
+            let seg = match self.next_segment(limit) {
                 Some(s) => s,
                 None => break,
             };
@@ -397,10 +410,11 @@ impl TcpSender {
         }
     }
 
-    fn next_segment(&mut self) -> Option<u32> {
+    /// The next segment to send, below `limit`.
+    fn next_segment(&mut self, limit: u32) -> Option<u32> {
         if self.in_recovery {
             let from = self.rexmit_next.max(self.snd_una);
-            let to = self.high_sacked.min(self.snd_nxt);
+            let to = self.high_sacked.min(self.snd_nxt).min(limit);
             if let Some(hole) = self.sacked.next_clear(from, to) {
                 self.rexmit_next = hole + 1;
                 return Some(hole);
@@ -412,7 +426,7 @@ impl TcpSender {
         while self.snd_nxt < self.n_segs && self.sacked.get(self.snd_nxt) {
             self.snd_nxt += 1;
         }
-        if self.snd_nxt >= self.n_segs {
+        if self.snd_nxt >= self.n_segs.min(limit) {
             return None;
         }
         self.snd_nxt += 1;
@@ -570,6 +584,7 @@ impl TcpSender {
         self.last_cut_ecn = true;
         if self.high_sacked > self.snd_una && !self.in_recovery {
             self.in_recovery = true;
+            self.pipe_recovery = false;
             self.recover = self.snd_nxt;
             self.rexmit_next = self.snd_una;
         }
@@ -580,6 +595,7 @@ impl TcpSender {
         self.ssthresh = (flight / 2.0).max(2.0);
         self.cwnd = self.ssthresh;
         self.in_recovery = true;
+        self.pipe_recovery = true;
         self.recover = self.snd_nxt;
         self.rexmit_next = self.snd_una;
         self.last_cut_ecn = false;
@@ -722,6 +738,7 @@ mod tests {
             connections_per_pair: None,
             edf_rate_bps: 10_000_000_000,
             rtt_per_window: false,
+            window_span: false,
             prio_thresholds: vec![],
         }
     }
@@ -785,6 +802,51 @@ mod tests {
         s.on_ack(20, ack(6, 0, 0), &c, &mut out);
         assert!(!s.in_recovery);
         assert_eq!(s.retx, 1);
+    }
+
+    #[test]
+    fn a_span_window_stops_a_window_past_the_hole_and_a_pipe_keeps_sending() {
+        let no_fr = TcpConfig { fast_retransmit: false, ..cfg() };
+        let span = TcpConfig { window_span: true, ..no_fr.clone() };
+        let sent_after_sacks = |c: &TcpConfig| {
+            let (mut s, mut out) = started(c); // 0..4 in flight, cwnd 4
+            out.clear();
+            // segment 0 lost; 1, 2, 3 arrive and are SACKed
+            for hi in 2..=4 {
+                s.on_ack(10, ack(0, 1, hi), c, &mut out);
+            }
+            out
+        };
+        // RFC 6675: each SACK frees a slot of the pipe for new data
+        assert_eq!(sent_after_sacks(&no_fr), vec![4, 5, 6]);
+        // ns-2 FullTcp: segments 1-3 still count against the window of 4
+        assert_eq!(sent_after_sacks(&span), Vec::<u32>::new());
+        // after the timeout the hole goes out alone (cwnd 1), and once it
+        // is acknowledged the window counts from the new cumulative ACK
+        let (mut s, mut out) = started(&span);
+        for hi in 2..=4 {
+            s.on_ack(10, ack(0, 1, hi), &span, &mut out);
+        }
+        out.clear();
+        s.on_timeout(300, &span, &mut out);
+        assert_eq!(out, vec![0]);
+        out.clear();
+        s.on_ack(310, ack(4, 0, 0), &span, &mut out);
+        assert_eq!(out, vec![4, 5], "cwnd 2 from the cumulative ACK at 4");
+    }
+
+    #[test]
+    fn a_span_window_uses_the_pipe_in_fast_recovery() {
+        // ns-2 enters pipe control (`pipectrl_`) on fast retransmit only
+        let span = TcpConfig { window_span: true, ..cfg() };
+        let (mut s, mut out) = started(&span);
+        out.clear();
+        s.on_ack(10, ack(0, 1, 2), &span, &mut out);
+        s.on_ack(10, ack(0, 1, 3), &span, &mut out);
+        assert!(out.is_empty(), "before recovery the span bounds sending");
+        s.on_ack(10, ack(0, 1, 4), &span, &mut out);
+        // recovery: ssthresh = flight / 2 = 2 = cwnd; pipe = 4 - 3 SACKed - 1 lost = 0
+        assert_eq!(out, vec![0, 4]);
     }
 
     #[test]

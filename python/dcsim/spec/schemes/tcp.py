@@ -45,6 +45,11 @@ class TcpFamily(Model):
         "every_ack", "every_ack: an RTT sample from each ACK's timestamp echo (RFC 7323); per_window: one timed "
         "segment per window, never a retransmitted one (ns-2's TCP without timestamps, Karn's rule)",
         source="pFabric ns-2 scripts (PARAMS.md §1)")
+    window: Literal["pipe", "span"] = field(
+        "pipe", "what the congestion window bounds outside fast recovery. pipe: the segments in flight (RFC 6675; "
+        "SACKed segments free room, so a sender behind a hole keeps sending new data); span: the sequence numbers "
+        "above the cumulative ACK, SACKed or not (ns-2's FullTcp without pipectrl_: a sender behind a hole sends at "
+        "most a window past it until the hole is filled)", source="ns-2 tcp-full.cc send_allowed (PARAMS.md §1)")
 
     # what the schemes set: the switch buffer, the timeout, ECN
     queue_bytes: int
@@ -87,6 +92,7 @@ class TcpFamily(Model):
             "ecn": ecn,
             "connections_per_pair": self.connections_per_pair if self.connections == "pool" else None,
             "rtt_per_window": self.rtt_samples == "per_window",
+            "window_span": self.window == "span",
             **extra,
         }
 
