@@ -352,3 +352,53 @@ def test_incast_mix_on_top_of_the_background_bfc():
     assert sorted(set(per_src.values())) == [2, 3] and sum(f[3] for f in first) == 300 * (20_000_000 // 300)
     with pytest.raises((SpecError, ValueError), match="incasts"):
         Spec.model_validate({**base, "workload": {**base["workload"], "matrix": "bulk"}})
+
+
+def ns2_scripts_spec(**workload):
+    return Spec.model_validate({
+        "topology": {"kind": "leaf_spine"},
+        "scheme": {"name": "tcp"},
+        "workload": {"cdf": "web_search", "load": 0.8, "size_quantum_bytes": 1460, "arrivals": "ns2_scripts",
+                     "rate_mean_bytes": 1_661_480, **workload},
+    })
+
+
+def test_ns2_script_arrivals_reproduce_an_ns2_run_flow_for_flow():
+    # The scripts' generator, draw for draw: 400 starts logged by ns-2 itself
+    from pathlib import Path
+    from dcsim.spec.experiment import engine_config
+
+    ref = np.loadtxt(Path(__file__).parent / "data" / "ns2_starts_web_search_0.8.txt", comments="#")
+    flows = np.array(engine_config(ns2_scripts_spec(flows=len(ref)))["workload"]["flows"], dtype=float)
+    assert flows.shape == ref.shape
+    # ns-2 logs times to about 10 significant digits
+    assert np.abs(flows[:, 0] * 1e-12 - (ref[:, 0] - 1.0)).max() < 2e-8
+    assert (flows[:, 1:] == ref[:, 1:]).all()
+
+
+def test_ns2_script_arrivals_keep_the_load_and_spread_sources_evenly():
+    # Over 20,000 flows the scripts' generator offers the load it is asked
+    # for, but its pairs' draws are not independent: each source starts
+    # nearly the same number of flows, where independent Poisson arrivals
+    # give counts with a standard deviation of about sqrt(mean)
+    from dcsim.spec.experiment import engine_config
+
+    n = 20_000
+    f = np.array(engine_config(ns2_scripts_spec(flows=n))["workload"]["flows"], dtype=float)
+    assert (np.diff(f[:, 0]) >= 0).all()
+    span_s = f[-1, 0] * 1e-12
+    offered = (f[:, 3] * 1500 / 1460).sum() * 8 / span_s / (144 * 10e9)
+    assert 0.7 < offered < 0.9, offered
+    per_src = np.bincount(f[:, 1].astype(int), minlength=144)
+    assert per_src.std() < 0.5 * np.sqrt(per_src.mean()), per_src.std()
+    g = dcsim.run(Spec.model_validate({"topology": {"kind": "leaf_spine"}, "scheme": {"name": "ideal"},
+                                       "workload": {"cdf": "web_search", "load": 0.8, "flows": n}}))
+    poisson_src = np.bincount(g.src, minlength=144)
+    assert poisson_src.std() > 0.8 * np.sqrt(poisson_src.mean()), poisson_src.std()
+
+
+def test_ns2_script_arrivals_are_checked():
+    with pytest.raises(ValueError, match="all_to_all"):
+        ns2_scripts_spec(matrix="many_to_one")
+    with pytest.raises(ValueError, match="deadlines"):
+        ns2_scripts_spec(deadline_mean_us=1000)

@@ -244,7 +244,11 @@ def engine_config(spec: Spec) -> dict:
                     "bytes_each": w.incast_flow_bytes(), "requests": w.requests, "start_ps": ps(w.start_us)}
     else:
         cdf = load_cdf(w.cdf, unit=w.cdf_unit_bytes)
-        mean_wire = cdf.mean_wire_bytes(spec.scheme.mss_bytes, spec.scheme.header_bytes, w.size_quantum_bytes)
+        mss, header = spec.scheme.mss_bytes, spec.scheme.header_bytes
+        if w.rate_mean_bytes is None:
+            mean_wire = cdf.mean_wire_bytes(mss, header, w.size_quantum_bytes)
+        else:  # as the scripts count it: every packet full
+            mean_wire = w.rate_mean_bytes * (mss + header) / mss
         if w.load_basis == "core" and topo.core_capacity_bps() is None:
             raise SpecError(f"workload.load_basis: 'core' needs a topology with a core; {topo.kind} has none")
         capacity = _capacity(spec)
@@ -262,19 +266,10 @@ def engine_config(spec: Spec) -> dict:
             matrix = {"kind": "all_to_all"}
         else:
             matrix = {"kind": "many_to_one", "dst": w.dst}
-        workload = {
-            "kind": "generated",
-            "cdf": cdf.rows(),
-            "size_quantum_bytes": w.size_quantum_bytes,
-            "arrival_rate_per_s": rate,
-            "matrix": matrix,
-            "flows": w.generated_flows(),
-            "start_ps": ps(w.start_us),
-            "deadlines": None if w.deadline_mean_us is None else {
-                "mean_ps": w.deadline_mean_us * 1e6, "below_bytes": w.deadline_below_bytes,
-                "min_factor": w.deadline_min_factor},
-            "lognormal_sigma": w.arrival_sigma if w.arrivals == "lognormal" else None,
-        }
+        if w.arrivals == "ns2_scripts":
+            workload = {"kind": "trace", "flows": _ns2_script_flows(w, cdf, hosts, rate / hosts)}
+        else:
+            workload = _generated(w, cdf, rate, matrix)
     config = {
         "seed": spec.seed,
         "topology": topo.engine(),
@@ -302,6 +297,32 @@ def engine_config(spec: Spec) -> dict:
 
         config["workload"], _, _ = with_extras(config, spec, _capacity(spec))
     return config
+
+
+def _generated(w, cdf, rate: float, matrix: dict) -> dict:
+    """The engine's own generator: sizes from the CDF, arrivals at `rate`."""
+    return {
+        "kind": "generated",
+        "cdf": cdf.rows(),
+        "size_quantum_bytes": w.size_quantum_bytes,
+        "arrival_rate_per_s": rate,
+        "matrix": matrix,
+        "flows": w.generated_flows(),
+        "start_ps": ps(w.start_us),
+        "deadlines": None if w.deadline_mean_us is None else {
+            "mean_ps": w.deadline_mean_us * 1e6, "below_bytes": w.deadline_below_bytes,
+            "min_factor": w.deadline_min_factor},
+        "lognormal_sigma": w.arrival_sigma if w.arrivals == "lognormal" else None,
+    }
+
+
+def _ns2_script_flows(w, cdf, hosts: int, host_rate: float) -> list[tuple[int, int, int, int]]:
+    """The flows of the ns-2 scripts' generator (dcsim.ns2_arrivals) as a trace."""
+    from ..ns2_arrivals import flows
+
+    f = flows(hosts, host_rate, cdf.rows(), w.size_quantum_bytes, w.generated_flows())
+    start = ps(w.start_us)
+    return [(start + round(t * 1e12), int(s), int(d), int(z)) for t, s, d, z in f]
 
 
 def _capacity(spec: Spec) -> float:

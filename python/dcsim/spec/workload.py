@@ -97,9 +97,17 @@ class Workload(Model):
     reverse_cdf: Optional[str] = field(
         None, "heterogeneous: the sizes of flows from host i to j with i > j, a shipped workload or a file "
         "(PIAS Fig. 19: data_mining, with web_search as cdf)", source="PIAS §V-C")
-    arrivals: Literal["poisson", "lognormal"] = field(
-        "poisson", "the arrival process of generated flows: Poisson, or lognormal gaps of the same mean (burstier)",
-        source="pFabric §5.2, PIAS §V (Poisson); BFC §6.2.1 (lognormal, sigma 2)")
+    arrivals: Literal["poisson", "lognormal", "ns2_scripts"] = field(
+        "poisson", "the arrival process of generated flows: Poisson, or lognormal gaps of the same mean (burstier), "
+        "or ns2_scripts: the pFabric/PIAS ns-2 scripts' generator draw for draw (a Poisson process per host pair "
+        "with ns-2's RNG seeded 17*src + 1244*dst for gaps and 33*src + 4369*dst for sizes: the same flows for "
+        "every seed, spread far more evenly than independent draws; all_to_all only)",
+        source="pFabric §5.2, PIAS §V (Poisson); BFC §6.2.1 (lognormal, sigma 2); pFabric ns-2 scripts "
+               "(ns2_scripts, docs/workloads.md)")
+    rate_mean_bytes: Optional[int] = field(
+        None, "the mean flow size the arrival rate is derived from (default: the CDF's own mean); the pFabric "
+        "scripts pass 1,661,480 for web search and 7,470,820 for data mining", source="pFabric ns-2 scripts",
+        gt=0)
     arrival_sigma: float = field(2.0, "lognormal arrivals: sigma of the gaps' logarithm", source="BFC §6.2.1",
                                  gt=0, le=10)
     dst: int = field(0, "destination host of many_to_one, incast and bulk, and the client of queries", ge=0)
@@ -156,6 +164,13 @@ class Workload(Model):
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
         if self.pings is not None and self.pings.src == self.pings.dst:
             raise ValueError(f"workload.pings: src and dst are the same host ({self.pings.src})")
+        if self.arrivals == "ns2_scripts" and self.matrix != "all_to_all":
+            raise ValueError(f"workload.arrivals = 'ns2_scripts' generates all_to_all flows, not matrix = "
+                             f"'{self.matrix}'")
+        if self.arrivals == "ns2_scripts" and (self.deadline_mean_us is not None or self.queries is not None
+                                               or self.pings is not None or self.incasts is not None):
+            raise ValueError("workload.arrivals = 'ns2_scripts' does not combine with deadlines, queries, pings or "
+                             "incasts")
         if self.arrivals != "poisson" and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.arrivals = '{self.arrivals}' applies to generated flows, not matrix = "
                              f"'{self.matrix}'")
