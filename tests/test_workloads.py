@@ -364,16 +364,17 @@ def ns2_scripts_spec(**workload):
 
 
 def test_ns2_script_arrivals_reproduce_an_ns2_run_flow_for_flow():
-    # The scripts' generator, draw for draw: 400 starts logged by ns-2 itself
+    # The scripts' generator, draw for draw: flow starts logged by ns-2
+    # itself, the first 200 and every 25th up to the 9,650th (a pair's
+    # fifth arrival and later), to the last bit of ns-2's clock
     from pathlib import Path
     from dcsim.spec.experiment import engine_config
 
     ref = np.loadtxt(Path(__file__).parent / "data" / "ns2_starts_web_search_0.8.txt", comments="#")
-    flows = np.array(engine_config(ns2_scripts_spec(flows=len(ref)))["workload"]["flows"], dtype=float)
-    assert flows.shape == ref.shape
-    # ns-2 logs times to about 10 significant digits
-    assert np.abs(flows[:, 0] * 1e-12 - (ref[:, 0] - 1.0)).max() < 2e-8
-    assert (flows[:, 1:] == ref[:, 1:]).all()
+    idx = ref[:, 0].astype(int)
+    flows = np.array(engine_config(ns2_scripts_spec(flows=idx[-1] + 1))["workload"]["flows"], dtype=float)[idx]
+    assert np.abs(flows[:, 0] * 1e-12 - (ref[:, 1] - 1.0)).max() < 1e-12  # the engine counts picoseconds
+    assert (flows[:, 1:] == ref[:, 2:]).all()
 
 
 def test_ns2_script_arrivals_keep_the_load_and_spread_sources_evenly():
@@ -402,3 +403,10 @@ def test_ns2_script_arrivals_are_checked():
         ns2_scripts_spec(matrix="many_to_one")
     with pytest.raises(ValueError, match="deadlines"):
         ns2_scripts_spec(deadline_mean_us=1000)
+    with pytest.raises(ValueError, match="rate_mean_bytes"):
+        ns2_scripts_spec(arrivals="poisson", matrix="heterogeneous", reverse_cdf="data_mining")
+    from dcsim.spec.experiment import engine_config
+    with pytest.raises(SpecError, match="size_quantum_bytes"):
+        engine_config(ns2_scripts_spec(size_quantum_bytes=1))
+    with pytest.raises(SpecError, match="whole packets"):
+        engine_config(ns2_scripts_spec(cdf="google_rpc"))

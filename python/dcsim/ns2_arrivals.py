@@ -12,8 +12,10 @@ Sizes come from ns-2's `RandomVariable/Empirical` with `interpolation_ 2`
 (linear between rows, rounded up) in whole packets.
 
 What this module reproduces, checked against a run of the scripts
-(tests/data/ns2_starts_web_search_0.8.txt): every flow's start time, source,
-destination and size. The MRG32k3a constants are L'Ecuyer's published
+(tests/data/ns2_starts_web_search_0.8.txt): every flow's start time (to
+the last bit of ns-2's clock, which counts from 1 s), source, destination
+and size, given the scripts' packet size as `size_quantum_bytes` and their
+mean flow size as `rate_mean_bytes`. The MRG32k3a constants are L'Ecuyer's published
 ones (Operations Research 47(1), 1999; RngStreams)."""
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ def empirical(u: np.ndarray, values: np.ndarray, cdf: np.ndarray) -> np.ndarray:
     return np.where(inter, np.ceil(v), values[mid])
 
 
+def _through_tcl(x: np.ndarray) -> np.ndarray:
+    """A random variable's value as the scripts see it: ns-2 hands it to Tcl
+    as text, `%6e` (tools/ranvar.cc, `RandomVariable::command`), so every
+    gap is rounded to 7 significant digits before it is added up."""
+    return np.char.mod("%.6e", x).astype(np.float64)
+
+
 def flows(hosts: int, host_rate_per_s: float, rows: list[tuple[float, float]], quantum: int,
           n: int) -> np.ndarray:
     """The first `n` flows of the scripts' generator, by start time:
@@ -87,14 +96,16 @@ def flows(hosts: int, host_rate_per_s: float, rows: list[tuple[float, float]], q
     src, dst = i[keep], j[keep]
     gaps, sizes = Streams(17 * src + 1244 * dst), Streams(33 * src + 4369 * dst)
     mean_gap = (hosts - 1) / host_rate_per_s
-    t = -mean_gap * np.log(gaps.u01())  # init_schedule: the first arrival
+    # init_schedule: the first arrival, in ns-2's clock (the generators
+    # start at NS2_START_S), added up as the scripts' Tcl does
+    t = NS2_START_S + _through_tcl(-mean_gap * np.log(gaps.u01()))
     times, size_cols = [], []
     # Round k gives every pair its k-th arrival; stop once no pair's next
     # arrival can come before the n-th earliest so far.
     while True:
         times.append(t.copy())
         size_cols.append(np.ceil(empirical(sizes.u01(), values, cdf)) * quantum)
-        t = t - mean_gap * np.log(gaps.u01())
+        t = t + _through_tcl(-mean_gap * np.log(gaps.u01()))
         total = len(times) * len(src)
         if total >= n:
             nth = np.partition(np.concatenate(times), n - 1)[n - 1]
@@ -104,7 +115,7 @@ def flows(hosts: int, host_rate_per_s: float, rows: list[tuple[float, float]], q
     order = np.argsort(start, kind="stable")[:n]
     k = len(times)
     out = np.empty((n, 4))
-    out[:, 0] = start[order]
+    out[:, 0] = start[order] - NS2_START_S
     out[:, 1] = np.tile(src, k)[order]
     out[:, 2] = np.tile(dst, k)[order]
     out[:, 3] = np.concatenate(size_cols)[order]

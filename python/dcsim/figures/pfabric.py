@@ -25,9 +25,10 @@ LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pfabric": "pFabric", "ideal"
 #: DCTCP, 1 for pFabric), and duplicate-ACK fast retransmit is off for all.
 #: TCP-DropTail's and DCTCP's window bounds the span above the cumulative
 #: ACK, as ns-2's FullTcp without fast retransmit does (`window = "span"`;
-#: on the same flows it matches ns-2's per-flow FCTs, where "pipe" does
-#: not: docs/reproductions/pfabric.md). pFabric keeps the default "pipe"
-#: until its full-scale figures are rerun (0.6% apart at 80% load).
+#: on the flows of an ns-2 run its small flows stay within 2.2% of ns-2's,
+#: "pipe"'s 1-6% above: docs/reproductions/pfabric.md). pFabric keeps the
+#: default "pipe" until its full-scale figures are rerun (0.6% apart at
+#: 80% load).
 def scheme(name: str, **fields) -> dict:
     pools = {"tcp": 8, "dctcp": 8, "pfabric": 1}
     out = {"scheme.name": name}

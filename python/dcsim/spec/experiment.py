@@ -267,7 +267,7 @@ def engine_config(spec: Spec) -> dict:
         else:
             matrix = {"kind": "many_to_one", "dst": w.dst}
         if w.arrivals == "ns2_scripts":
-            workload = {"kind": "trace", "flows": _ns2_script_flows(w, cdf, hosts, rate / hosts)}
+            workload = {"kind": "trace", "flows": _ns2_script_flows(w, cdf, hosts, rate / hosts, mss)}
         else:
             workload = _generated(w, cdf, rate, matrix)
     config = {
@@ -316,10 +316,18 @@ def _generated(w, cdf, rate: float, matrix: dict) -> dict:
     }
 
 
-def _ns2_script_flows(w, cdf, hosts: int, host_rate: float) -> list[tuple[int, int, int, int]]:
+def _ns2_script_flows(w, cdf, hosts: int, host_rate: float, mss: int) -> list[tuple[int, int, int, int]]:
     """The flows of the ns-2 scripts' generator (dcsim.ns2_arrivals) as a trace."""
     from ..ns2_arrivals import flows
 
+    # the scripts' table and interpolation are in packets of one MSS
+    if w.size_quantum_bytes != mss:
+        raise SpecError(f"workload.size_quantum_bytes: arrivals = 'ns2_scripts' draws sizes in packets as the scripts "
+                        f"do; set it to the MSS ({mss}), got {w.size_quantum_bytes}")
+    odd = [size for size, _ in cdf.rows() if size % mss]
+    if odd:
+        raise SpecError(f"workload.cdf: arrivals = 'ns2_scripts' needs every size of the table in whole packets of "
+                        f"{mss} bytes; {w.cdf} has {odd[0]:g}")
     f = flows(hosts, host_rate, cdf.rows(), w.size_quantum_bytes, w.generated_flows())
     start = ps(w.start_us)
     return [(start + round(t * 1e12), int(s), int(d), int(z)) for t, s, d, z in f]

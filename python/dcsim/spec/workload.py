@@ -100,8 +100,9 @@ class Workload(Model):
     arrivals: Literal["poisson", "lognormal", "ns2_scripts"] = field(
         "poisson", "the arrival process of generated flows: Poisson, or lognormal gaps of the same mean (burstier), "
         "or ns2_scripts: the pFabric/PIAS ns-2 scripts' generator draw for draw (a Poisson process per host pair "
-        "with ns-2's RNG seeded 17*src + 1244*dst for gaps and 33*src + 4369*dst for sizes: the same flows for "
-        "every seed, spread far more evenly than independent draws; all_to_all only)",
+        "with ns-2's RNG seeded 17*src + 1244*dst for gaps and 33*src + 4369*dst for sizes, which makes the pairs' "
+        "draws far from independent; the same flows for every seed; all_to_all only, sizes in packets: "
+        "size_quantum_bytes = the MSS; rate_mean_bytes as the scripts)",
         source="pFabric §5.2, PIAS §V (Poisson); BFC §6.2.1 (lognormal, sigma 2); pFabric ns-2 scripts "
                "(ns2_scripts, docs/workloads.md)")
     rate_mean_bytes: Optional[int] = field(
@@ -171,6 +172,9 @@ class Workload(Model):
                                                or self.pings is not None or self.incasts is not None):
             raise ValueError("workload.arrivals = 'ns2_scripts' does not combine with deadlines, queries, pings or "
                              "incasts")
+        if self.rate_mean_bytes is not None and self.matrix not in ("all_to_all", "many_to_one"):
+            raise ValueError(f"workload.rate_mean_bytes sets the rate of generated all_to_all or many_to_one flows, "
+                             f"not matrix = '{self.matrix}'")
         if self.arrivals != "poisson" and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.arrivals = '{self.arrivals}' applies to generated flows, not matrix = "
                              f"'{self.matrix}'")
