@@ -365,7 +365,7 @@ def ns2_scripts_spec(**workload):
 
 def test_ns2_script_arrivals_reproduce_an_ns2_run_flow_for_flow():
     # The scripts' generator, draw for draw: flow starts logged by ns-2
-    # itself, the first 200 and every 25th up to the 9,650th (a pair's
+    # itself, the first 200 and every 25th up to the 9,550th (a pair's
     # fifth arrival and later), to the last bit of ns-2's clock
     from pathlib import Path
     from dcsim.spec.experiment import engine_config

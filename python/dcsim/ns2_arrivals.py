@@ -6,17 +6,19 @@ random number generators of its own: `$rng seed 17*i + 1244*j` for the
 gaps and `$rng seed 33*i + 4369*j` for the sizes. ns-2's RNG is
 L'Ecuyer's MRG32k3a, and `seed s` sets all six words of its state to s
 (ns-2 tools/rng.cc, `RNG::set_seed`), so a pair's first draws are close to
-linear functions of its seed: across pairs they form a lattice, far more
-even than independent draws (docs/workloads.md measures what that does).
+linear functions of its seed: across pairs they form a lattice, not
+independent draws (over 20,000 flows sources are loaded more evenly and
+destinations less evenly than independent draws would load them;
+docs/workloads.md measures it).
 Sizes come from ns-2's `RandomVariable/Empirical` with `interpolation_ 2`
 (linear between rows, rounded up) in whole packets.
 
 What this module reproduces, checked against a run of the scripts
 (tests/data/ns2_starts_web_search_0.8.txt): every flow's start time (to
 the last bit of ns-2's clock, which counts from 1 s), source, destination
-and size, given the scripts' packet size as `size_quantum_bytes` and their
-mean flow size as `rate_mean_bytes`. The MRG32k3a constants are L'Ecuyer's published
-ones (Operations Research 47(1), 1999; RngStreams)."""
+and size, given the scripts' packet size as `size_quantum_bytes` and
+their mean flow size as `rate_mean_bytes`. The MRG32k3a constants are
+L'Ecuyer's published ones (Operations Research 47(1), 1999; RngStreams)."""
 
 from __future__ import annotations
 
