@@ -46,7 +46,10 @@ def test_registered_figures_have_valid_sweeps():
                 assert all(p.spec.workload.flows == fig.flows[mode] for p in points)
             continue
         quick, full = fig.sweep("quick").points(), fig.sweep("full").points()
-        assert len(quick) == len(fig.facets) * len(fig.series_values) * len(fig.quick.x_values) * len(fig.quick.seeds)
+        # a series blind to x runs once per facet and seed (Figs. 10-11)
+        per_x = len(fig.series_values) - len(fig.x_blind)
+        assert len(quick) == len(fig.facets) * len(fig.quick.seeds) * (
+            per_x * len(fig.quick.x_values) + len(fig.x_blind))
         assert len(full) >= len(quick)
         # the mode's flow count, unless the flows are the x axis (PIAS Fig. 10)
         assert all(p.spec.workload.flows == (p.params[fig.x] if fig.x == "workload.flows" else fig.full.flows)
@@ -355,3 +358,27 @@ def test_bfc_fig27_28_vary_only_bfc_s_queue_assignment_and_table():
         for s in specs:
             assert s.model_copy(update={"scheme": s.scheme.model_copy(update={field: getattr(base.scheme, field)})}) \
                 .model_dump() == base.model_dump()
+
+
+def test_deadline_blind_series_run_once_and_match_a_run_per_mean(tmp_path):
+    # Figs. 10-11, small: pFabric-EDF runs at each mean; pFabric (blind to
+    # deadlines) runs once and is measured against each mean, giving what
+    # a run at that mean gives
+    from dcsim.figures.core import Mode, compute
+    from dcsim.runner import load_points, run_sweep
+
+    fig = dataclasses.replace(figures.REGISTRY["pfabric-fig10-11"], facets=("web_search",),
+                              series_values=("pfabric_edf", "pfabric"), quick=Mode(x_values=(100, 1000), flows=600))
+    assert fig.x_blind == ("pfabric", "dctcp", "tcp")
+    run_sweep(fig.sweep("quick"), tmp_path / "f10", jobs=1, quiet=True)
+    ran = sorted((p["point"]["params"]["variant"], p["point"]["params"]["workload.deadline_mean_us"])
+                 for p in load_points(tmp_path / "f10"))
+    assert ran == [("pfabric", 100), ("pfabric_edf", 100), ("pfabric_edf", 1000)]
+    t = compute(fig, tmp_path / "f10").set_index(["series", "x"])
+    assert len(t) == 4
+    both = dataclasses.replace(fig, x_blind=())  # the same sweep, every point run
+    run_sweep(both.sweep("quick"), tmp_path / "all", jobs=1, quiet=True)
+    ref = compute(both, tmp_path / "all").set_index(["series", "x"])
+    pd.testing.assert_frame_equal(t.loc[:, ["met", "other_mean", "flows"]].sort_index(),
+                                  ref.loc[:, ["met", "other_mean", "flows"]].sort_index())
+    assert t.loc[("pfabric", 100), "met"] < t.loc[("pfabric", 1000), "met"]

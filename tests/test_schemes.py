@@ -8,6 +8,7 @@ import math
 import random
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import dcsim
@@ -269,6 +270,29 @@ def test_deadlines_go_to_small_flows_and_edf_meets_more(write_trace):
     met["tcp"] = STATS["deadlines_met"](tcp, tcp.attrs["summary"])
     assert met["edf"] >= met["plain"] > met["tcp"], met
     assert met["edf"] > 95, met
+
+
+def test_deadline_blind_runs_are_measured_against_any_mean():
+    # pFabric by remaining size never reads a deadline: runs at two deadline
+    # means are the same run, and the deadlines of one mean computed from
+    # the other's flow table are exactly the engine's (Figs. 10-11 run such
+    # schemes once and measure them against every mean)
+    from dcsim.simulate import deadlines_for
+
+    spec = Spec.model_validate({
+        "topology": {"kind": "leaf_spine"}, "scheme": {"name": "pfabric"},
+        "workload": {"flows": 600, "load": 0.6, "deadline_mean_us": 100, "size_quantum_bytes": 1460},
+    })
+    other = spec.with_overrides(**{"workload.deadline_mean_us": 5000})
+    a, b = run_checked(spec), run_checked(other)
+    cols = [c for c in a.columns if c != "deadline_s"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert not np.array_equal(a.deadline_s, b.deadline_s, equal_nan=True)
+    for flows in (a, b):
+        for s, ref in ((spec, a), (other, b)):
+            np.testing.assert_array_equal(deadlines_for(s, flows), ref.deadline_s.to_numpy())
+    with pytest.raises(dcsim.SpecError, match="not from the spec's workload"):
+        deadlines_for(spec.with_overrides(**{"seed": 2}), a)
 
 
 def test_flow_sampler_shows_pfabric_serving_flows_one_by_one():

@@ -279,6 +279,29 @@ def test_variants_change_fields_together(tmp_path):
     assert r.returncode == 2 and "variants.b: unknown field 'sheme.g'" in r.stderr
 
 
+def test_fixed_fields_run_a_variant_once(tmp_path):
+    # a variant that keeps a grid field at one value is one point, not one
+    # per value; the others still run at every value
+    p = tmp_path / "f.toml"
+    p.write_text(f'base = "{ROOT / "examples" / "star_many_to_one.toml"}"\n[spec]\nworkload.flows = 20\n'
+                 '[variants.a]\n"scheme.name" = "pfabric"\n[variants.b]\n"scheme.name" = "dctcp"\n'
+                 '[fixed.b]\n"workload.load" = 0.2\n'
+                 '[grid]\nvariant = ["a", "b"]\n"workload.load" = [0.2, 0.4, 0.6]\n')
+    pts = load_sweep(p).points()
+    assert [pt.params for pt in pts] == [{"variant": "a", "workload.load": x} for x in (0.2, 0.4, 0.6)] + [
+        {"variant": "b", "workload.load": 0.2}]
+    assert pts[-1].spec.workload.load == 0.2
+    r = cli("sweep", p, "--out", tmp_path / "o", "-q")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "o" / "sweep.json").read_text())["fixed"] == {"b": {"workload.load": 0.2}}
+    for old, new, needle in (('[fixed.b]', '[fixed.c]', "fixed.c: no variant named 'c'"),
+                             ('"workload.load" = 0.2\n[grid]', 'seed = 2\n[grid]', "fixed.b: 'seed' is not a grid field")):
+        q = tmp_path / "bad.toml"
+        q.write_text(p.read_text().replace(old, new))
+        r = cli("sweep", q, "--out", tmp_path / "o2")
+        assert r.returncode == 2 and needle in r.stderr, r.stderr
+
+
 def test_point_keys_follow_the_code_that_computes_results_only():
     from dcsim.sweep import RESULT_CODE, result_files
 

@@ -106,6 +106,7 @@ def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
         "base": sweep.base,
         "grid": sweep.grid,
         "variants": sweep.variants,
+        "fixed": sweep.fixed,
         "points": [{"key": p.key, "params": p.params} for p in points],
     }
     tmp = Path(out) / ".sweep.json.tmp"

@@ -405,15 +405,19 @@ def read_flows(out: Path) -> pd.DataFrame:
     return pd.read_parquet(Path(out) / "flows.parquet")
 
 
-def generated_flows(spec: Spec) -> pd.DataFrame:
-    """The flows a spec's workload would start (no simulation): start_s,
-    src, dst, size_bytes."""
+def _sampled(spec: Spec) -> dict:
     from ._core import sample_flows
 
     try:
-        cols = sample_flows(engine_config_json(spec))
+        return sample_flows(engine_config_json(spec))
     except ValueError as e:
         raise SpecError(str(e)) from None
+
+
+def generated_flows(spec: Spec) -> pd.DataFrame:
+    """The flows a spec's workload would start (no simulation): start_s,
+    src, dst, size_bytes."""
+    cols = _sampled(spec)
     return pd.DataFrame(
         {
             "start_s": np.asarray(cols["start_ps"], dtype=np.int64) * PS,
@@ -422,3 +426,24 @@ def generated_flows(spec: Spec) -> pd.DataFrame:
             "size_bytes": np.asarray(cols["size_bytes"], dtype=np.int64),
         }
     )
+
+
+def deadlines_for(spec: Spec, flows: pd.DataFrame) -> np.ndarray:
+    """The `deadline_s` column that `flows` (a run's flow table) would have
+    under `spec`'s deadlines, computed as the engine does
+    (`Simulation::absolute_deadline`: the draw after the start, no sooner
+    than `deadline_min_factor` ideal FCTs). Deadlines come from a random
+    stream of their own, so the flows are the same at every deadline mean:
+    a scheme that never reads deadlines can run once and be measured against
+    each mean (the deadline figures do)."""
+    cols = _sampled(spec)
+    draw = np.asarray(cols["deadline_draw_ps"], dtype=np.int64)
+    start = np.asarray(cols["start_ps"], dtype=np.int64)
+    ids = flows.flow_id.to_numpy()
+    if len(ids) and (ids.min() < 0 or ids.max() >= len(draw)) or \
+            not np.array_equal(start[ids] * PS, flows.start_s.to_numpy()):
+        raise SpecError(f"deadlines_for: the flow table ({len(flows)} flows) is not from the spec's workload")
+    draw, start = draw[ids], start[ids]
+    ideal = np.rint(flows.ideal_fct_s.to_numpy() / PS).astype(np.int64)
+    floor = np.ceil(ideal.astype(np.float64) * spec.workload.deadline_min_factor).astype(np.int64)
+    return np.where(draw >= 0, (start + np.maximum(draw, floor)) * PS, np.nan)

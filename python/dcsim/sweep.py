@@ -62,9 +62,13 @@ class Sweep:
     base: dict
     grid: dict[str, list]
     variants: dict[str, dict] = field(default_factory=dict)
+    #: By variant name, grid fields that variant keeps at one value: a
+    #: scheme whose simulation does not read a field runs once, not once per
+    #: value (the grid's other values name the same point).
+    fixed: dict[str, dict] = field(default_factory=dict)
 
     def points(self) -> list[Point]:
-        return expand(self.base, self.grid, self.variants)
+        return expand(self.base, self.grid, self.variants, self.fixed)
 
 
 def _file_digest(path: Optional[str]) -> Optional[str]:
@@ -131,12 +135,14 @@ def point_key(spec: Spec) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def expand(base: dict, grid: dict[str, list], variants: Optional[dict[str, dict]] = None) -> list[Point]:
+def expand(base: dict, grid: dict[str, list], variants: Optional[dict[str, dict]] = None,
+           fixed: Optional[dict[str, dict]] = None) -> list[Point]:
     """Every combination of the grid's values over the base spec, in grid
     order (last field varies fastest); a `variant` value applies that
-    variant's overrides first. Fails on an unknown field, variant or an
-    empty grid before anything runs."""
-    variants = variants or {}
+    variant's overrides first, and its `fixed` fields replace the grid's.
+    Fails on an unknown field, variant or an empty grid before anything
+    runs."""
+    variants, fixed = variants or {}, fixed or {}
     if not grid:
         raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
     for name, values in grid.items():
@@ -150,6 +156,7 @@ def expand(base: dict, grid: dict[str, list], variants: Optional[dict[str, dict]
     seen = set()
     for combo in itertools.product(*grid.values()):
         params = dict(zip(grid.keys(), combo))
+        params.update(fixed.get(params.get(VARIANT), {}))
         fields = {k: v for k, v in params.items() if k != VARIANT}
         try:
             data = copy.deepcopy(base)
@@ -191,10 +198,10 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     if "grid" not in data and set(data) & set(Spec.model_fields):
         raise SpecError(f"{path} is a spec file, not a sweep file (it has no [grid]); "
                         f"run it with: dcsim run {path} --out DIR")
-    unknown = set(data) - {"name", "base", "spec", "grid", "variants"}
+    unknown = set(data) - {"name", "base", "spec", "grid", "variants", "fixed"}
     if unknown:
         raise SpecError(f"{path}: unknown sweep field(s) {sorted(unknown)} "
-                        "(allowed: name, base, spec, grid, variants)")
+                        "(allowed: name, base, spec, grid, variants, fixed)")
     base: dict = {}
     if "base" in data:
         if not isinstance(data["base"], str):
@@ -214,7 +221,14 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     variants = {name: _flatten(v) for name, v in data.get("variants", {}).items()}
     for name, v in variants.items():
         _check_fields(v, f"variants.{name}")
-    return Sweep(name=data.get("name", path.stem), base=base, grid=grid, variants=variants)
+    fixed = {name: _flatten(v) for name, v in data.get("fixed", {}).items()}
+    for name, v in fixed.items():
+        if name not in variants:
+            raise SpecError(f"fixed.{name}: no variant named {name!r}{did_you_mean(name, variants)}")
+        for key in v:
+            if key not in grid:
+                raise SpecError(f"fixed.{name}: {key!r} is not a grid field (fixed keeps a grid field at one value)")
+    return Sweep(name=data.get("name", path.stem), base=base, grid=grid, variants=variants, fixed=fixed)
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

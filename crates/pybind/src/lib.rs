@@ -132,7 +132,9 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// The flows a configuration's workload generates, without simulating
-/// them: columns start_ps, src, dst, size_bytes.
+/// them: columns start_ps, src, dst, size_bytes, and deadline_draw_ps (a
+/// deadline's draw after the start, before its floor of `min_factor` ideal
+/// FCTs; -1 for a flow without one).
 #[pyfunction]
 fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let cfg = config_from_json(config_json).map_err(PyValueError::new_err)?;
@@ -141,6 +143,7 @@ fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, 
     let flows: Vec<_> = std::iter::from_fn(|| gen.next_flow()).collect();
     let d = PyDict::new(py);
     columns!(d, flows, "start_ps" => start, "src" => src, "dst" => dst, "size_bytes" => size);
+    d.set_item("deadline_draw_ps", flows.iter().map(|f| f.deadline_draw.map_or(-1, |t| t as i64)).collect::<Vec<_>>())?;
     Ok(d)
 }
 

@@ -13,7 +13,7 @@ import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from ..bins import PAPER_BINS
 from ..errors import SpecError
@@ -166,6 +166,12 @@ class Figure:
     #: Leave the flows of `workload.incasts` out of the statistics (BFC
     #: reports them apart, App. A.12).
     exclude_incasts: bool = False
+    #: Series whose simulation does not read the x field (schemes blind to
+    #: deadlines on a deadline axis): they run once, at the mode's first x,
+    #: and `remeasure(flows, spec, x)` gives the flow table as it would be at
+    #: each x (the deadline figures recompute the flows' deadlines).
+    x_blind: tuple = ()
+    remeasure: Optional[Callable[[Any, dict, Any], Any]] = None
 
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
@@ -181,7 +187,8 @@ class Figure:
         base = apply_overrides(base, dict(m.set))
         grid = {self.facet: list(self.facets), self.series: list(self.series_values), self.x: list(m.x_values),
                 "seed": list(m.seeds)}
-        return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid, variants=self.variants)
+        fixed = {s: {self.x: m.x_values[0]} for s in self.x_blind}
+        return Sweep(name=f"{self.name}-{mode}", base=base, grid=grid, variants=self.variants, fixed=fixed)
 
     def mode(self, mode: str) -> Mode:
         if mode not in ("quick", "full"):
@@ -214,43 +221,22 @@ def _param(params: dict, field: str, spec: dict) -> Any:
 
 def compute(fig: Figure, out: Path) -> pd.DataFrame:
     """One row per (facet, series, x): each panel's statistic, averaged over
-    seeds, plus flows and wall time."""
+    seeds, plus flows and wall time. A series in `fig.x_blind` ran at one x
+    and is measured at every x of the sweep's grid."""
     import pandas as pd
 
-    from ..metrics import slowdown_by_size
     from ..runner import load_points, point_dir
 
+    xs = json.loads((Path(out) / "sweep.json").read_text())["grid"].get(fig.x, []) if fig.x_blind else []
     rows = []
     for s in load_points(out):
         params, spec = s["point"]["params"], s["spec"]
         flows = pd.read_parquet(point_dir(out, s["point"]["key"]) / "flows.parquet")
-        if fig.exclude_incasts:
-            from ..spec import spec_from_dict
-            from ..spec.experiment import incast_ids
-
-            ids = incast_ids(spec_from_dict(spec))
-            if ids is not None:
-                flows = flows[ids[flows.flow_id.to_numpy()] < 0]
-        if "fct_ms" not in flows:
-            flows["fct_ms"] = flows.fct_s * 1e3
-        tables = {c: slowdown_by_size(flows, bins=fig.bins, column=c) for c in {p.column for p in fig.panels}}
-        row = {
-            "facet": _param(params, fig.facet, spec),
-            "series": _param(params, fig.series, spec),
-            "x": _param(params, fig.x, spec),
-            "seed": s["seed"],
-            "flows": len(flows),
-            "unfinished": s["unfinished_flows"],
-            "wall_s": s["wall_time_s"],
-            "drop_rate": s["counters"]["dropped_pkts"] / max(s["counters"]["data_pkts"], 1),
-        }
-        for p in fig.panels:
-            if p.stat in STATS:
-                row[p.key] = STATS[p.stat](flows, s)
-            else:
-                table = tables[p.column]
-                row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else math.nan
-        rows.append(row)
+        series = _param(params, fig.series, spec)
+        if series in fig.x_blind:
+            rows += [_row(fig, fig.remeasure(flows, spec, x), s, series, x) for x in xs]
+        else:
+            rows.append(_row(fig, flows, s, series, _param(params, fig.x, spec)))
     if not rows:
         raise SpecError(f"{out}: no complete points to draw")
     df = pd.DataFrame(rows)
@@ -258,6 +244,40 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
     agg = {p.key: "mean" for p in fig.panels} | {"flows": "sum", "unfinished": "sum", "wall_s": "sum",
                                                   "drop_rate": "mean", "seed": "count"}
     return df.groupby(keys, sort=False).agg(agg).rename(columns={"seed": "seeds"}).reset_index()
+
+
+def _row(fig: Figure, flows: pd.DataFrame, s: dict, series: Any, x: Any) -> dict:
+    """One run's statistics (`s` its summary) as a row of `compute`."""
+    from ..metrics import slowdown_by_size
+
+    params, spec = s["point"]["params"], s["spec"]
+    if fig.exclude_incasts:
+        from ..spec import spec_from_dict
+        from ..spec.experiment import incast_ids
+
+        ids = incast_ids(spec_from_dict(spec))
+        if ids is not None:
+            flows = flows[ids[flows.flow_id.to_numpy()] < 0]
+    if "fct_ms" not in flows:
+        flows = flows.assign(fct_ms=flows.fct_s * 1e3)
+    tables = {c: slowdown_by_size(flows, bins=fig.bins, column=c) for c in {p.column for p in fig.panels}}
+    row = {
+        "facet": _param(params, fig.facet, spec),
+        "series": series,
+        "x": x,
+        "seed": s["seed"],
+        "flows": len(flows),
+        "unfinished": s["unfinished_flows"],
+        "wall_s": s["wall_time_s"],
+        "drop_rate": s["counters"]["dropped_pkts"] / max(s["counters"]["data_pkts"], 1),
+    }
+    for p in fig.panels:
+        if p.stat in STATS:
+            row[p.key] = STATS[p.stat](flows, s)
+        else:
+            table = tables[p.column]
+            row[p.key] = float(table.loc[p.bin, p.stat]) if p.bin in table.index else math.nan
+    return row
 
 
 def compare(fig: Figure, table: pd.DataFrame) -> list[dict]:
