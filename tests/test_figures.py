@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from dcsim import figures, report
+from dcsim.errors import SpecError
 from dcsim.runner import load_points, run_sweep
 from dcsim.sweep import Sweep
 from dcsim.figures.bfc import BySizeFigure
@@ -382,3 +383,5 @@ def test_deadline_blind_series_run_once_and_match_a_run_per_mean(tmp_path):
     pd.testing.assert_frame_equal(t.loc[:, ["met", "other_mean", "flows"]].sort_index(),
                                   ref.loc[:, ["met", "other_mean", "flows"]].sort_index())
     assert t.loc[("pfabric", 100), "met"] < t.loc[("pfabric", 1000), "met"]
+    with pytest.raises(SpecError, match="need a remeasure function"):
+        dataclasses.replace(fig, remeasure=None)

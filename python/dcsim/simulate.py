@@ -440,8 +440,8 @@ def deadlines_for(spec: Spec, flows: pd.DataFrame) -> np.ndarray:
     draw = np.asarray(cols["deadline_draw_ps"], dtype=np.int64)
     start = np.asarray(cols["start_ps"], dtype=np.int64)
     ids = flows.flow_id.to_numpy()
-    if len(ids) and (ids.min() < 0 or ids.max() >= len(draw)) or \
-            not np.array_equal(start[ids] * PS, flows.start_s.to_numpy()):
+    in_range = not len(ids) or (ids.min() >= 0 and ids.max() < len(draw))
+    if not in_range or not np.array_equal(start[ids] * PS, flows.start_s.to_numpy()):
         raise SpecError(f"deadlines_for: the flow table ({len(flows)} flows) is not from the spec's workload")
     draw, start = draw[ids], start[ids]
     ideal = np.rint(flows.ideal_fct_s.to_numpy() / PS).astype(np.int64)

@@ -173,6 +173,10 @@ class Figure:
     x_blind: tuple = ()
     remeasure: Optional[Callable[[Any, dict, Any], Any]] = None
 
+    def __post_init__(self):
+        if self.x_blind and self.remeasure is None:
+            raise SpecError(f"figure {self.name}: x_blind series {self.x_blind} need a remeasure function")
+
     def ylim(self, facet: Any, panel: str) -> Optional[tuple[float, float]]:
         return self.ylims.get(f"{facet}/{panel}", self.ylims.get(panel))
 
@@ -222,7 +226,8 @@ def _param(params: dict, field: str, spec: dict) -> Any:
 def compute(fig: Figure, out: Path) -> pd.DataFrame:
     """One row per (facet, series, x): each panel's statistic, averaged over
     seeds, plus flows and wall time. A series in `fig.x_blind` ran at one x
-    and is measured at every x of the sweep's grid."""
+    and is measured at every x of the sweep's grid (each of its rows repeats
+    that one run's wall time)."""
     import pandas as pd
 
     from ..runner import load_points, point_dir
