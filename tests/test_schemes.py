@@ -179,6 +179,26 @@ def test_connection_pool_carries_ssthresh_to_the_next_flow(write_trace):
     assert pool.fct_s[1] < 0.8 * fresh.fct_s[1]
 
 
+def test_a_connection_opened_on_the_fly_costs_one_handshake(write_trace):
+    # pFabric's pool of one connection per pair (its ns-2 scripts): a flow
+    # that arrives while its pair's connection is busy gets a new one, and
+    # ns-2's FullTcp opens it with a SYN and waits for the SYN-ACK. On the
+    # star (two 2.7 us links each way at 10 Gb/s) that round trip of two
+    # 40-byte packets is 2 x 2 x (32 ns + 2.7 us) = 10.928 us; the SYN may
+    # wait behind one data packet on the wire (1.2 us) at each hop.
+    trace = write_trace([(0, 1, 0, 1_000_000), (0.0001, 1, 0, 20_000), (0.002, 1, 0, 20_000)])
+    out = {}
+    for hs in (True, False):
+        scheme = {"name": "pfabric", "connections": "pool", "connections_per_pair": 1, "handshake": hs}
+        df = run_checked(spec_of(trace, scheme))
+        assert df.attrs["summary"]["counters"]["connections_opened"] == 1
+        out[hs] = df.set_index("flow_id").fct_s
+    extra = out[True] - out[False]
+    assert 10.928e-6 <= extra[1] <= 10.928e-6 + 2 * 1.2e-6, extra
+    # the first flow uses the pool's open connection, the third the idle one
+    assert abs(extra[0]) < 1e-3 * out[False][0] and extra[2] == 0, extra
+
+
 def test_a_span_window_sends_less_past_a_hole_than_a_pipe(write_trace):
     # Eight flows into one 30 KB port, no fast retransmit: every flow loses
     # packets and waits for a timeout. Under "pipe" (RFC 6675) each SACK

@@ -431,6 +431,12 @@ pub struct TcpConfig {
     /// `connections_per_pair`); `None`: every flow on a new connection.
     #[serde(default)]
     pub connections_per_pair: Option<u32>,
+    /// A connection a pool opens on the fly (all of its pair's busy) does
+    /// ns-2 FullTcp's handshake before its first flow's data: a SYN, and
+    /// the data at the SYN-ACK. The pool's first connections are open
+    /// before the flows start (the scripts' warm-up transfers).
+    #[serde(default)]
+    pub handshake: bool,
     /// `Prio::Deadline`: the rate at which a deadline is judged reachable
     /// (the ns-2 code: the 10 Gb/s host link).
     #[serde(default = "ten_gbps")]

@@ -132,6 +132,9 @@ pub struct Counters {
     pub flows_started: u64,
     pub flows_finished: u64,
     pub max_active_flows: u64,
+    /// Connections a pool opened because all of a pair's were busy (each
+    /// with a handshake, if the transport does one).
+    pub connections_opened: u64,
     /// PFC frames (pauses and resumes) that switches sent, and their
     /// bytes: they count as injected, and as delivered when they arrive.
     pub pfc_frames: u64,

@@ -42,6 +42,9 @@ pub mod flags {
     /// BFC: the packet is counted against its upstream queue at this
     /// switch (the paper's `counterIncr`).
     pub const PAUSE_COUNTED: u8 = 1 << 6;
+    /// Connection set-up: on a data packet, a SYN (no payload); on an
+    /// ACK, the SYN-ACK that answers it (ns-2 FullTcp's handshake).
+    pub const SYN: u8 = 1 << 7;
 }
 
 #[derive(Clone, Copy, Debug)]

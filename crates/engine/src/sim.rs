@@ -59,19 +59,25 @@ impl Flow {
 
 /// Connections that flows reuse, per ordered host pair (the pFabric and
 /// PIAS ns-2 scripts' agent pools): the idle ones, in the order they went
-/// idle. A pair starts with `connections_per_pair` new connections; a flow
-/// takes the one idle longest, or opens another if all are busy, and gives
-/// it back when its sender is done. So a flow never waits for another.
+/// idle. A pair starts with `connections_per_pair` new connections, open
+/// before any flow; a flow takes the one idle longest, or opens another if
+/// all are busy, and gives it back when its sender is done. So a flow never
+/// waits for another (but one that opens a connection may handshake).
 struct ConnPools {
     per_pair: u32,
     idle: HashMap<u64, VecDeque<Option<Conn>>>,
 }
 
 impl ConnPools {
-    fn take(&mut self, src: u32, dst: u32) -> Option<Conn> {
+    /// The connection for a new flow of `src` to `dst`: what a reused one
+    /// kept (None: a new one), and whether it is opened now.
+    fn take(&mut self, src: u32, dst: u32) -> (Option<Conn>, bool) {
         let n = self.per_pair as usize;
         let pool = self.idle.entry((src as u64) << 32 | dst as u64).or_insert_with(|| vec![None; n].into());
-        pool.pop_front().flatten()
+        match pool.pop_front() {
+            Some(conn) => (conn, false),
+            None => (None, true),
+        }
     }
 
     fn give_back(&mut self, src: u32, dst: u32, conn: Conn) {
@@ -1150,8 +1156,9 @@ impl Simulation {
         let ideal = self.flow_ideal(&spec);
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
-        let conn = self.conns.as_mut().and_then(|c| c.take(spec.src, spec.dst));
-        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline));
+        let (conn, opened_now) = self.conns.as_mut().map_or((None, false), |c| c.take(spec.src, spec.dst));
+        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now);
+        self.counters.connections_opened += opened_now as u64;
         let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
         let slot = self.flows.insert(flow);
         self.counters.flows_started += 1;

@@ -57,11 +57,13 @@ macro_rules! with_cfg {
 
 impl Transport {
     /// A flow's endpoints; on a reused connection, `conn` is what the
-    /// connection kept from its last flow.
-    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>, deadline: Option<Time>) -> Transport {
+    /// connection kept from its last flow; `opened_now`: a pool opened the
+    /// flow's connection for it (a handshake first, if so configured).
+    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>, deadline: Option<Time>, opened_now: bool) -> Transport {
         match cfg {
             TransportConfig::Tcp(c) => {
-                Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline))
+                let handshake = opened_now && c.handshake;
+                Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline, handshake))
             }
             TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::new(spec, c)),
         }

@@ -8,8 +8,10 @@
 //! what to retransmit and how much is in flight (RFC 6675, simplified: every
 //! un-SACKed segment below the highest SACKed one counts as lost), RTO
 //! estimation with timestamps (RFC 6298, RFC 7323) and exponential backoff.
-//! Not modeled: the handshake, delayed ACKs (every segment is ACKed), SACK
-//! reneging, receive windows.
+//! The handshake only where the ns-2 scripts do one: a connection a pool
+//! opens on the fly sends a SYN and its data after the SYN-ACK.
+//! Not modeled: delayed ACKs (every segment is ACKed), SACK reneging,
+//! receive windows.
 
 use super::Segment;
 use crate::bitset::Bitset;
@@ -32,14 +34,19 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
-    /// A flow on a new connection, or on a reused one in state `conn`.
-    pub fn new(spec: &FlowSpec, cfg: &TcpConfig, conn: Option<Conn>, deadline: Option<Time>) -> TcpFlow {
+    /// A flow on a new connection, or on a reused one in state `conn`;
+    /// `handshake`: the connection is opened now, so its first flow waits
+    /// for a SYN-ACK.
+    pub fn new(spec: &FlowSpec, cfg: &TcpConfig, conn: Option<Conn>, deadline: Option<Time>, handshake: bool) -> TcpFlow {
         let n_segs = u32::try_from(spec.size.div_ceil(cfg.mss_bytes as u64)).expect("flow too large");
-        assert!(n_segs < PROBE, "flow too large");
-        let snd = TcpSender::on_conn(n_segs, cfg, conn.unwrap_or_else(|| Conn::fresh(cfg)));
+        assert!(n_segs < PROBE - 1, "flow too large");
+        let mut snd = TcpSender::on_conn(n_segs, cfg, conn.unwrap_or_else(|| Conn::fresh(cfg)));
+        snd.handshaking = handshake;
         TcpFlow { size: spec.size, deadline, snd, rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
     }
 
+    /// The flow starts: its first window, or on a connection being opened,
+    /// the SYN.
     pub fn start(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Segment>) {
         self.snd.fill(now, &mut self.segs);
         self.emit(now, cfg, out);
@@ -47,9 +54,13 @@ impl TcpFlow {
 
     /// The receiver takes a data packet; returns its ACK (the data
     /// packet's fields, turned around). An ACK has priority 0, the most
-    /// urgent (pFabric's ns-2 code stamps priorities on data only).
+    /// urgent (pFabric's ns-2 code stamps priorities on data only). A SYN
+    /// gets a SYN-ACK.
     pub fn on_data(&mut self, data: &Packet, cfg: &TcpConfig) -> Packet {
-        let (ackno, lo, hi) = if data.has(flags::PROBE) { (self.rcv.cum, 0, 0) } else { self.rcv.on_data(data.seq) };
+        let bare = data.flags & (flags::PROBE | flags::SYN) != 0;
+        let (ackno, lo, hi) = if bare { (self.rcv.cum, 0, 0) } else { self.rcv.on_data(data.seq) };
+        let mut fl = if data.has(flags::CE) { flags::ECE } else { 0 };
+        fl |= data.flags & flags::SYN;
         Packet {
             seq: ackno,
             sack_lo: lo,
@@ -59,7 +70,7 @@ impl TcpFlow {
             dst: data.src,
             size: cfg.ack_bytes as u16,
             kind: Kind::Ack,
-            flags: if data.has(flags::CE) { flags::ECE } else { 0 },
+            flags: fl,
             ..*data
         }
     }
@@ -71,6 +82,7 @@ impl TcpFlow {
             sack_hi: ack.sack_hi,
             ts_echo: ack.ts,
             ece: ack.has(flags::ECE),
+            syn: ack.has(flags::SYN),
         };
         self.snd.on_ack(now, info, cfg, &mut self.segs);
         self.emit(now, cfg, out);
@@ -126,6 +138,11 @@ impl TcpFlow {
         }
         let size = self.size;
         out.extend(self.segs.drain(..).map(|seg| {
+            if seg == SYN {
+                // ns-2 stamps priorities on data only: a SYN has the
+                // agent's default, 0, the most urgent (as an ACK)
+                return Segment { seq: 0, size: hdr as u16, flags: (ect & flags::ECT) | flags::SYN, prio: 0 };
+            }
             let (seq, probe) = (seg & !PROBE, seg & PROBE != 0);
             let payload = if probe {
                 1 // a one-byte probe (ns-2 MinTCP)
@@ -165,6 +182,10 @@ pub fn class_of(v: u64, thresholds: &[u64]) -> u64 {
 /// A segment index with this bit set is a probe (pFabric §4.2: "probe
 /// mode", a one-byte packet at the first unacknowledged byte).
 pub const PROBE: u32 = 1 << 31;
+
+/// The segment index of a SYN (never a probe's: a probe's index is below
+/// `n_segs | PROBE`, and `n_segs < PROBE - 1`).
+pub const SYN: u32 = u32::MAX;
 
 /// What a connection keeps from one flow to the next when flows reuse
 /// connections (the pFabric and PIAS ns-2 scripts: a pool of persistent
@@ -243,6 +264,9 @@ pub struct TcpSender {
     /// Timeouts since the last packet from the receiver (pFabric probe mode).
     timeouts_in_row: u32,
     probing: bool,
+    /// The connection is being opened: a SYN is out, no data until the
+    /// SYN-ACK (ns-2 FullTcp's SYN_SENT).
+    pub handshaking: bool,
     pub retx: u32,
     pub timeouts: u32,
 }
@@ -256,6 +280,8 @@ pub struct AckInfo {
     pub ts_echo: Time,
     /// ECN echo: the acknowledged segment arrived with CE set.
     pub ece: bool,
+    /// A SYN-ACK: the answer to the connection's SYN.
+    pub syn: bool,
 }
 
 impl TcpSender {
@@ -295,6 +321,7 @@ impl TcpSender {
             timed: None,
             timeouts_in_row: 0,
             probing: false,
+            handshaking: false,
             retx: 0,
             timeouts: 0,
         }
@@ -356,6 +383,15 @@ impl TcpSender {
     /// Send what the window allows; pushes segment indices onto `out` (a
     /// probe as `snd_una | PROBE`).
     pub fn fill(&mut self, now: Time, out: &mut Vec<u32>) {
+        if self.handshaking {
+            // ns-2 FullTcp's `connect`: the SYN goes first, alone (no data
+            // on the SYN); its timer is the retransmission timer
+            if self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.rto);
+                out.push(SYN);
+            }
+            return;
+        }
         if self.probing {
             // pFabric §4.2: in probe mode only a minimal probe goes out,
             // one per timeout, until the receiver answers.
@@ -435,6 +471,18 @@ impl TcpSender {
 
     /// Process an ACK, then send what the window allows.
     pub fn on_ack(&mut self, now: Time, ack: AckInfo, cfg: &TcpConfig, out: &mut Vec<u32>) {
+        if ack.syn {
+            // The SYN-ACK (a second one, after a resent SYN, is ignored):
+            // established, the data starts at the initial window (ns-2
+            // `recv` in SYN_SENT: `cwnd_ = initial_window()`, no RTT sample)
+            if self.handshaking {
+                self.handshaking = false;
+                self.timeouts_in_row = 0;
+                self.rto_deadline = None;
+                self.fill(now, out);
+            }
+            return;
+        }
         // Anything from the receiver ends a run of timeouts and probe mode
         // (ns-2 MinTCP clears both on every packet it receives).
         self.timeouts_in_row = 0;
@@ -611,6 +659,15 @@ impl TcpSender {
     pub fn on_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<u32>) {
         self.timeouts += 1;
         self.timeouts_in_row += 1;
+        if self.handshaking {
+            // the SYN or its answer was lost: send the SYN again
+            self.retx += 1;
+            if !cfg.fixed_rto {
+                self.rto = (self.rto * 2).min(cfg.max_rto_ps);
+            }
+            self.rto_deadline = None;
+            return self.fill(now, out);
+        }
         if !self.last_cut_ecn {
             self.ssthresh = (self.cwnd / 2.0).floor().max(2.0);
         }
@@ -740,7 +797,55 @@ mod tests {
             rtt_per_window: false,
             window_span: false,
             prio_thresholds: vec![],
+            handshake: false,
         }
+    }
+
+    #[test]
+    fn a_connection_opened_now_sends_its_data_at_the_syn_ack() {
+        let c = cfg();
+        let mut s = TcpSender::new(100, &c);
+        s.handshaking = true;
+        let mut out = vec![];
+        s.fill(0, &mut out);
+        assert_eq!(out, vec![SYN]);
+        assert_eq!(s.rto_deadline, Some(1000));
+        // nothing more until the SYN-ACK, whatever asks
+        out.clear();
+        s.fill(10, &mut out);
+        assert!(out.is_empty());
+        // the SYN is lost: sent again at the timeout, with backoff
+        s.on_timeout(1000, &c, &mut out);
+        assert_eq!((out.clone(), s.rto_deadline, s.timeouts, s.retx), (vec![SYN], Some(3000), 1, 1));
+        out.clear();
+        // the SYN-ACK: the initial window, the timer re-armed for data
+        s.on_ack(1500, AckInfo { syn: true, ..ack(0, 0, 0) }, &c, &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3]);
+        assert!(!s.handshaking);
+        assert_eq!(s.rto_deadline, Some(3500));
+        // a second SYN-ACK (for the resent SYN) changes nothing
+        out.clear();
+        s.on_ack(1600, AckInfo { syn: true, ..ack(0, 0, 0) }, &c, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.cwnd, s.dupacks), (4.0, 0));
+    }
+
+    #[test]
+    fn a_syn_is_a_bare_urgent_packet_and_gets_a_syn_ack() {
+        let c = TcpConfig { prio: Prio::RemainingSize, ..cfg() };
+        let spec = FlowSpec { id: 0, src: 0, dst: 1, size: 5000, start: 0, deadline_draw: None };
+        let mut f = TcpFlow::new(&spec, &c, None, None, true);
+        let mut out = vec![];
+        f.start(0, &c, &mut out);
+        assert_eq!(out, vec![Segment { seq: 0, size: 40, flags: flags::SYN, prio: 0 }]);
+        let syn = Packet { kind: Kind::Data, flags: flags::SYN, size: 40, ..Packet::test_data(40, flags::SYN) };
+        let reply = f.on_data(&syn, &c);
+        assert_eq!((reply.kind, reply.flags, reply.seq, reply.sack_hi), (Kind::Ack, flags::SYN, 0, 0));
+        assert_eq!(f.rcv.received(), 0);
+        out.clear();
+        f.on_ack(5, &reply, &c, &mut out);
+        assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        assert_eq!(out[0].prio, 5000);
     }
 
     #[test]
@@ -753,7 +858,7 @@ mod tests {
     }
 
     fn ack(ackno: u32, lo: u32, hi: u32) -> AckInfo {
-        AckInfo { ackno, sack_lo: lo, sack_hi: hi, ts_echo: 0, ece: false }
+        AckInfo { ackno, sack_lo: lo, sack_hi: hi, ts_echo: 0, ece: false, syn: false }
     }
 
     /// A sender of 100 segments that has sent its initial window at time 0,

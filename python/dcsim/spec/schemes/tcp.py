@@ -41,6 +41,11 @@ class TcpFamily(Model):
         "pair, which keeps ssthresh, the RTT estimate and DCTCP's alpha from flow to flow", source=POOL)
     connections_per_pair: int = field(8, "connections a pool starts with per host pair (more open when all are "
                                          "busy: a flow never waits)", source=POOL, ge=1)
+    handshake: bool = field(
+        True, "with pool connections: a connection the pool opens because all of its pair's are busy sends a SYN "
+        "first, and its flow's data at the SYN-ACK, a round trip later (ns-2 FullTcp); the pool's first "
+        "connections are open before the flows start, as after the scripts' warm-up transfers",
+        source="pFabric and PIAS ns-2 scripts (check_if_behind opens a FullTcp connection)")
     rtt_samples: Literal["every_ack", "per_window"] = field(
         "every_ack", "every_ack: an RTT sample from each ACK's timestamp echo (RFC 7323); per_window: one timed "
         "segment per window, never a retransmitted one (ns-2's TCP without timestamps, Karn's rule)",
@@ -91,6 +96,7 @@ class TcpFamily(Model):
             "dupack_threshold": self.dupack_threshold,
             "ecn": ecn,
             "connections_per_pair": self.connections_per_pair if self.connections == "pool" else None,
+            "handshake": self.handshake and self.connections == "pool",
             "rtt_per_window": self.rtt_samples == "per_window",
             "window_span": self.window == "span",
             **extra,
