@@ -287,6 +287,26 @@ def test_bfc_fig4_counts_active_flows_on_one_link(tmp_path, monkeypatch):
     assert {p["panel"] for p in info["paper"]} == set(stats)
 
 
+def test_bfc_fig3_fair_share_moves_more_on_faster_links(monkeypatch, tmp_path):
+    from dcsim.figures import bfc
+
+    monkeypatch.setitem(bfc.FIG3_FLOWS, "quick", 20_000)
+    t, stats = bfc.fig3_compute("quick")
+    assert set(t.workload) == set(bfc.FIG3_WORKLOADS) and set(t.gbps) == {10, 40, 100}
+    at = t.set_index(["workload", "gbps", "interval_us"]).mean_change_pct.sort_index()
+    for w in bfc.FIG3_WORKLOADS:
+        # a 10x faster link is the 10x longer interval of the slower one:
+        # the same sequence, so 100 Gb/s over 8 us lies between 10 Gb/s over
+        # 64 and 128 us (the times drawn differ, hence not exactly equal)
+        assert at[(w, 10, 64)] * 0.8 < at[(w, 100, 8)] < at[(w, 10, 128)] * 1.2
+        for g in (10, 40, 100):
+            assert at[(w, g)].is_monotonic_increasing
+    assert stats["speedup_100g_over_10g_at_8us"] > 1.5
+    assert stats["google_over_websearch_at_100g_8us"] > 5
+    figures.REGISTRY["bfc-fig3"].reproduce(tmp_path / "f3", "quick")
+    assert (tmp_path / "f3" / "bfc-fig3.png").stat().st_size > 10_000
+
+
 def test_bfc_figures_by_size_run_every_scheme_on_the_same_flows(tmp_path):
     # BFC's Figs. 9-11 layout, small: each scheme on the same flows, the
     # slowdown by size in bins of equal flow counts, buffers as CDFs

@@ -47,3 +47,32 @@ def test_lognormal_gaps_keep_their_mean_and_quantiles_read_the_cdf():
     assert (quantile(levels, 0.5), quantile(levels, 0.8), quantile(levels, 0.81)) == (0, 1, 2)
     with pytest.raises(ValueError, match="policy"):
         active_flows("lifo", [0.0], [1.0])
+
+
+def test_fair_share_changes_by_hand():
+    # A long-lived flow and two flows of 1 s of work arriving at 0 and 10:
+    # each shares the link with the long one, so it takes 2 s. N(t) = 2 on
+    # [0, 2), 1 on [2, 10). With I = 1 s, t in [0, 9): |N(t) / N(t+1) - 1|
+    # is 1 on [1, 2) (2 against 1) and 0 elsewhere: a mean of 1/9. With
+    # I = 3 s it is 1 on [0, 2) of [0, 7): 2/7.
+    from dcsim.queue_model import fair_share_changes
+
+    got = fair_share_changes(np.array([0.0, 10.0]), np.array([1.0, 1.0]), [1.0, 3.0], 400_000,
+                             np.random.default_rng(1))
+    assert got[0] == pytest.approx(1 / 9, abs=0.003)
+    assert got[1] == pytest.approx(2 / 7, abs=0.003)
+
+
+def test_fair_share_changes_scale_with_the_link():
+    # A link k times faster is the same system with time divided by k: the
+    # change over I at the fast link is the change over k I at the slow one.
+    from dcsim.queue_model import fair_share_changes
+
+    rng = np.random.default_rng(3)
+    a = np.cumsum(rng.exponential(1.0, 5000))
+    s = rng.exponential(0.6, 5000)
+    slow = fair_share_changes(a, s, [4.0, 40.0], 50_000, np.random.default_rng(7))
+    fast = fair_share_changes(a / 10, s / 10, [0.4, 4.0], 50_000, np.random.default_rng(7))
+    assert np.allclose(slow, fast, rtol=1e-9)
+    # and a longer interval sees more change (the count has drifted further)
+    assert slow[1] > slow[0] > 0

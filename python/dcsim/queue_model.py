@@ -63,21 +63,24 @@ def _fifo(a: np.ndarray, s: np.ndarray) -> np.ndarray:
     return _levels(np.concatenate([a, d]), np.concatenate([np.ones(len(a)), -np.ones(len(d))]), a[-1])
 
 
-def _ps(a: np.ndarray, s: np.ndarray) -> np.ndarray:
+def _ps(a: np.ndarray, s: np.ndarray, extra: int = 0, steps: list | None = None) -> np.ndarray:
     # Processor sharing by virtual time: every flow in the system has had
     # the same service V since it arrived; V grows at 1/n; a flow arriving
-    # at V0 leaves when V reaches V0 + its service.
+    # at V0 leaves when V reaches V0 + its service. `extra` flows that never
+    # leave share the link too (BFC Fig. 3's long-lived flow); `steps`, if
+    # given, gets (time, flows in the system) at every arrival and departure.
     out: list[float] = []
     finish: list[float] = []  # heap of the flows' finishing virtual times
     t = v = 0.0
     i, n_flows = 0, len(a)
     while i < n_flows or finish:
         n = len(finish)
+        share = n + extra
         next_arrival = a[i] if i < n_flows else np.inf
-        next_departure = t + (finish[0] - v) * n if n else np.inf
+        next_departure = t + (finish[0] - v) * share if n else np.inf
         t_next = min(next_arrival, next_departure)
-        if n:
-            v += (t_next - t) / n
+        if share:
+            v += (t_next - t) / share
         _grow(out, n, min(t_next, a[-1]) - t if (i or n) and t < a[-1] else 0.0)
         t = t_next
         if next_departure <= next_arrival:
@@ -85,6 +88,33 @@ def _ps(a: np.ndarray, s: np.ndarray) -> np.ndarray:
         else:
             heapq.heappush(finish, v + s[i])
             i += 1
+        if steps is not None:
+            steps.append((t, len(finish)))
+    return np.asarray(out)
+
+
+def fair_share_changes(arrivals_s: np.ndarray, service_s: np.ndarray, intervals_s, samples: int,
+                       rng: np.random.Generator) -> np.ndarray:
+    """BFC §2.1, Fig. 3: a long-lived flow shares one link, fairly, with
+    the flows of `arrivals_s` / `service_s` (processor sharing with one flow
+    that never leaves), so its fair-share rate is f(t) = C / N(t), N(t) the
+    flows on the link, itself included. Returns, for each interval I, the
+    mean over t of |f(t + I) - f(t)| / f(t) = |N(t) / N(t + I) - 1|, with t
+    drawn uniformly (`samples` draws) between the first arrival and the
+    last arrival less I."""
+    steps: list = []
+    _ps(np.asarray(arrivals_s, dtype=float), np.asarray(service_s, dtype=float), extra=1, steps=steps)
+    t = np.array([x[0] for x in steps])
+    n = np.array([x[1] for x in steps]) + 1  # the long-lived flow
+    first, last = float(arrivals_s[0]), float(arrivals_s[-1])
+
+    def flows_at(x: np.ndarray) -> np.ndarray:
+        return n[np.searchsorted(t, x, side="right") - 1]
+
+    out = []
+    for interval in intervals_s:
+        x = first + rng.random(samples) * (last - interval - first)
+        out.append(float(np.mean(np.abs(flows_at(x) / flows_at(x + interval) - 1))))
     return np.asarray(out)
 
 

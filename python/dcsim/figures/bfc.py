@@ -126,6 +126,107 @@ register(ModelFigure(
 ))
 
 
+# ---- Fig. 3: how fast the fair share moves ------------------------------------
+
+FIG3_WORKLOADS = {"google_rpc": "Google", "fb_hadoop": "Facebook Hadoop", "web_search": "WebSearch"}
+#: The intervals over which the change is measured (the feedback delay of
+#: a congestion controller: a few RTTs of a datacenter), us.
+FIG3_INTERVALS_US = (1, 2, 4, 8, 16, 32, 64, 128)
+FIG3_FLOWS = {"quick": 50_000, "full": 1_000_000}
+
+
+def fig3_compute(mode: str):
+    """One link at 10, 40 and 100 Gb/s shared fairly (processor sharing, no
+    packets) by a long-lived flow and cross traffic at 60% of the link:
+    each workload's sizes (with BFC's 1 KB packets and 48 B headers),
+    lognormal gaps (sigma = 2) scaled to make the sequence's load exactly
+    60%. The long flow's fair share is f(t) = C / N(t); we report the mean
+    of |f(t + I) - f(t)| / f(t) over t for each interval I. One flow
+    sequence per workload serves every speed (a faster link is the same
+    system in shorter time)."""
+    import numpy as np
+    import pandas as pd
+
+    from ..queue_model import fair_share_changes, lognormal_gaps
+    from ..workloads import load_cdf
+
+    n = FIG3_FLOWS[mode]
+    samples = 200_000 if mode == "full" else 50_000
+    rows = []
+    for k, cdf_name in enumerate(FIG3_WORKLOADS):
+        rng = np.random.default_rng(3000 + k)
+        size = load_cdf(cdf_name).quantile(rng.random(n))
+        wire_bits = (size + np.ceil(np.maximum(size, 1) / MTU) * HEADER) * 8
+        gaps = lognormal_gaps(n, wire_bits.mean() / 0.6, 2.0, rng)
+        gaps *= wire_bits.sum() / 0.6 / gaps.sum()
+        arrivals_bits = np.cumsum(gaps)
+        for gbps in FIG4_SPEEDS:
+            rate = gbps * 1e9
+            ch = fair_share_changes(arrivals_bits / rate, wire_bits / rate,
+                                    [i * 1e-6 for i in FIG3_INTERVALS_US], samples, np.random.default_rng(7))
+            rows += [{"workload": cdf_name, "gbps": gbps, "interval_us": i, "mean_change_pct": 100 * c}
+                     for i, c in zip(FIG3_INTERVALS_US, ch)]
+    t = pd.DataFrame(rows)
+    at = t.set_index(["workload", "gbps", "interval_us"]).mean_change_pct
+    stats = {
+        # the same feedback delay (8 us) on a 10x faster link
+        "speedup_100g_over_10g_at_8us": min(at[(w, 100, 8)] / at[(w, 10, 8)] for w in FIG3_WORKLOADS),
+        # shorter flows: Google against WebSearch (100 Gb/s, 8 us)
+        "google_over_websearch_at_100g_8us": at[("google_rpc", 100, 8)] / at[("web_search", 100, 8)],
+        "google_change_pct_100g_8us": at[("google_rpc", 100, 8)],
+    }
+    return t, stats
+
+
+def fig3_draw(t, fig: ModelFigure):
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, 3, figsize=(12, 3.6), constrained_layout=True, sharey=True)
+    styles = {10: ":", 40: "--", 100: "-"}
+    for ax, (cdf_name, label) in zip(axes, FIG3_WORKLOADS.items()):
+        for gbps, ls in styles.items():
+            d = t[(t.workload == cdf_name) & (t.gbps == gbps)]
+            ax.plot(d.interval_us, d.mean_change_pct, ls, marker="o", ms=3, label=f"{gbps} Gb/s")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(list(FIG3_INTERVALS_US), [str(i) for i in FIG3_INTERVALS_US])
+        ax.set_yscale("log")
+        ax.set_xlabel("Interval (delay), us")
+        ax.set_title(label, fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("Mean change in fair-share rate (%)")
+    axes[0].legend(fontsize=8)
+    return figure
+
+
+register(ModelFigure(
+    name="bfc-fig3",
+    title="BFC Fig. 3: how much a long flow's fair-share rate changes over an interval, by workload and link speed",
+    source="BFC (NSDI'22) §2.1, Fig. 3",
+    description=("One link shared fairly by a long-lived flow and cross traffic at 60% load (Google, Facebook "
+                 "Hadoop or WebSearch sizes, lognormal gaps with sigma = 2), as a flow-level model (processor "
+                 "sharing: exactly the fair share, no packets); the mean relative change |f(t+I) - f(t)| / f(t) "
+                 "of the long flow's fair-share rate C / N(t) over intervals I of 1-128 us, at 10, 40 and "
+                 "100 Gb/s."),
+    compute=fig3_compute,
+    draw=fig3_draw,
+    paper=(
+        Statement("§2.1, Fig. 3", "speedup_100g_over_10g_at_8us", 1.5, math.inf,
+                  "as link speeds increase, the fair-share rate changes more rapidly (the same interval at 100 "
+                  "against 10 Gb/s, every workload)"),
+        Statement("§2.1, Fig. 3", "google_over_websearch_at_100g_8us", 1.0, math.inf,
+                  "... and as flows become shorter (Google's sizes against WebSearch's)"),
+        Statement("§2.1", "google_change_pct_100g_8us", 10, math.inf,
+                  "the fair share varies significantly over a feedback delay (an RTT: 8 us at 100 Gb/s)"),
+    ),
+    notes=("The paper does not say how N(t) was obtained, which intervals it plotted, or the arrival process of "
+           "this experiment; we compute the fair share exactly with a flow-level model (processor sharing with "
+           "one flow that never leaves), over intervals of 1-128 us, with the lognormal (sigma = 2) arrivals of "
+           "its other experiments and the 60% load it states. 'Changes more rapidly' is read as at least 1.5x "
+           "the change at 10 Gb/s for the same interval, and 'significantly' as a mean change of 10% or more "
+           "over 8 us at 100 Gb/s (Table 1's RTT). Quick: 50,000 flows per workload; full: 1,000,000."),
+))
+
+
 # ---- FCT slowdown by flow size at one load (Figs. 9-11) ----------------------
 
 
