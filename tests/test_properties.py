@@ -51,6 +51,9 @@ schemes = st.one_of(
     st.sampled_from([{"name": "dcqcn"}, {"name": "hpcc"}, {"name": "bfc"}, {"name": "dctcp_rdma"},
                      {"name": "dctcp_rdma", "slow_start_pkts": 10},
                      {"name": "bfc", "assign": "stochastic", "queues": 4}]),
+    # receiver-driven credits, per-port buffers
+    st.builds(lambda q, spread: {"name": "expresspass", "credit_queue_credits": q, "credit_size_spread": spread,
+                                 "queue_bytes": 200_000}, st.integers(1, 16), st.sampled_from([0, 8])),
 )
 
 specs = st.builds(
@@ -77,14 +80,14 @@ specs = st.builds(
 def test_random_experiments_keep_the_invariants(data):
     # data mining's largest flows are huge: cap sizes by a short stop time
     data["run"]["stop_time_s"] = 0.05
-    if data["scheme"]["name"] == "ideal_fq":
-        data["routing"]["load_balancing"] = "ecmp"  # it follows each flow's ECMP path
+    if data["scheme"]["name"] in ("ideal_fq", "expresspass"):
+        data["routing"]["load_balancing"] = "ecmp"  # it follows each flow's ECMP path; credits retrace it
     spec = Spec.model_validate(data)
     df = dcsim.run(spec)
     s = df.attrs["summary"]
     assert s["conservation_holds"], s["conservation"]
     c = s["counters"]
-    assert c["host_tx_pkts"] == c["data_pkts"] + c["ack_pkts"]
+    assert c["host_tx_pkts"] == c["data_pkts"] + c["ack_pkts"] + c["credit_pkts"]
     if data["scheme"]["name"] in ("ideal", "ideal_fq"):
         assert c["host_tx_pkts"] == 0  # flow level: no packets
     assert s["flows_finished"] + s["unfinished_flows"] == 60

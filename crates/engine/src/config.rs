@@ -148,6 +148,9 @@ pub enum LoadBalancing {
 #[derive(Clone, Debug, Deserialize)]
 pub struct RoutingConfig {
     pub load_balancing: LoadBalancing,
+    /// ECMP: a flow's packets going back retrace its path (`Routes::symmetric`).
+    #[serde(default)]
+    pub symmetric: bool,
 }
 
 /// The disciplines of the ports: host NICs, switch ports, and optionally
@@ -212,6 +215,15 @@ pub enum Discipline {
         #[serde(default)]
         red: Option<Red>,
     },
+    /// ExpressPass's port (`queue/xpass.rs`): credits through a token
+    /// bucket at `credit_share` of the link, served before data; data in a
+    /// drop-tail FIFO of the port's limit.
+    Xpass {
+        credit_queue_bytes: u64,
+        bucket_bytes: u64,
+        /// Credit bytes per link byte, `[num, den]` (84 / (84 + 1538)).
+        credit_share: [u64; 2],
+    },
     /// BFC (`queue/bfc.rs`, `backpressure.rs`).
     Bfc {
         queues: u16,
@@ -258,6 +270,39 @@ pub enum TransportConfig {
     /// RDMA queue pairs (`transport/rdma.rs`): paced, go-back-N, pulled by
     /// the NIC.
     Rdma(RdmaConfig),
+    /// ExpressPass (`transport/xpass.rs`): receiver-driven credits.
+    Xpass(XpassConfig),
+}
+
+/// ExpressPass's hosts (the ns-2 `Agent/XPass` defaults and the BFC
+/// co-author's scripts; docs/schemes.md).
+#[derive(Clone, Debug, Deserialize)]
+pub struct XpassConfig {
+    pub mss_bytes: u32,
+    /// Header bytes of a data packet on the wire (with preamble and gap).
+    pub header_bytes: u32,
+    /// Credit requests, CREDIT_STOP and NACKs: a minimum frame.
+    pub control_bytes: u32,
+    /// A credit's mean size, and the spread of a uniform size around it
+    /// (0: every credit this size).
+    pub credit_bytes: u32,
+    #[serde(default)]
+    pub credit_size_spread: u32,
+    /// The receiver's top credit rate, in credit bits per second (its
+    /// link's rate times credit / (credit + data frame)).
+    pub max_credit_rate_bps: u64,
+    /// First credit rate as a fraction of the top one.
+    pub alpha: f64,
+    pub w_init: f64,
+    pub w_min: f64,
+    pub w_max: f64,
+    pub w_step: f64,
+    /// Target credit loss at zero rate (it falls linearly to 0 at the top).
+    pub target_loss: f64,
+    /// Credit gaps vary uniformly by +- this fraction.
+    pub jitter: f64,
+    /// A credit request is sent again after this long without a credit.
+    pub request_timeout_ps: u64,
 }
 
 /// An RDMA queue pair (the HPCC simulator's NIC model).
@@ -357,6 +402,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.mss_bytes,
             TransportConfig::Rdma(c) => c.mss_bytes,
+            TransportConfig::Xpass(c) => c.mss_bytes,
         }
     }
 
@@ -365,6 +411,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.header_bytes,
             TransportConfig::Rdma(c) => c.header_bytes,
+            TransportConfig::Xpass(c) => c.header_bytes,
         }
     }
 
@@ -373,6 +420,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.ack_bytes,
             TransportConfig::Rdma(c) => c.ack_bytes,
+            TransportConfig::Xpass(c) => c.control_bytes,
         }
     }
 
@@ -380,7 +428,7 @@ impl TransportConfig {
     pub fn connections_per_pair(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => c.connections_per_pair,
-            TransportConfig::Rdma(_) => None,
+            TransportConfig::Rdma(_) | TransportConfig::Xpass(_) => None,
         }
     }
 

@@ -123,8 +123,13 @@ pub struct Counters {
     pub dropped_pkts: u64,
     pub dropped_bytes: u64,
     pub marked_pkts: u64,
+    /// Packets senders sent: data, and ExpressPass's credit requests and
+    /// CREDIT_STOPs.
     pub data_pkts: u64,
+    /// Packets receivers sent back: ACKs (and NACKs).
     pub ack_pkts: u64,
+    /// ExpressPass credits the receivers sent.
+    pub credit_pkts: u64,
     pub retransmitted_pkts: u64,
     pub timeouts: u64,
     /// Packets delivered to a host after their flow had ended.

@@ -16,6 +16,21 @@ pub enum Kind {
     Pause = 2,
     /// The PFC frame that lets it send again (XON).
     Resume = 3,
+    /// An ExpressPass credit, from a flow's receiver to its sender: switch
+    /// ports rate-limit credits; each one lets one data packet out.
+    Credit = 4,
+    /// ExpressPass: the sender has no more data; the receiver stops its
+    /// credits.
+    CreditStop = 5,
+}
+
+impl Kind {
+    /// Sent by a flow's receiver to its sender (the others go the other
+    /// way, or are link-local).
+    #[inline]
+    pub fn from_receiver(self) -> bool {
+        matches!(self, Kind::Ack | Kind::Credit)
+    }
 }
 
 /// The destination of a link-local control frame (PFC pause and resume):

@@ -116,6 +116,9 @@ impl Port {
     pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, cfg: &QueueConfig) -> Port {
         let mut p = Port::fifo(rate_bps, delay_ps, peer, cfg.limit_bytes.unwrap_or(u64::MAX), cfg.ecn_threshold_bytes);
         p.queue = Queue::new(cfg);
+        if let (Queue::Xpass(q), crate::config::Discipline::Xpass { credit_share, .. }) = (&mut p.queue, &cfg.discipline) {
+            q.set_rate(rate_bps, *credit_share);
+        }
         p
     }
 
@@ -175,7 +178,7 @@ impl Port {
     /// `buffered` in the latter case on the fast path) and put it on the
     /// link. Returns its arrival time at the far end and whether the link
     /// was idle (then the caller schedules that arrival).
-    #[inline]
+    #[inline(always)]
     pub fn transmit(&mut self, hop: Hop, start: Time, buffered: bool) -> (Time, bool) {
         let end = start + self.serialization(hop.size as u64);
         self.busy_until = end;
@@ -323,6 +326,7 @@ impl Port {
             Queue::PFabricEdf(q) => (q.offer(e, self.limit_bytes), false),
             Queue::Prio(q) => q.offer(e.hop, e.prio, self.bytes, self.ecn_threshold),
             Queue::Pfc(q) => (Admit::Queued, q.push(e, self.ecn_threshold)),
+            Queue::Xpass(q) => (q.offer(e, self.limit_bytes), false),
             // data packets are assigned a queue by the switch (`sim.rs`)
             Queue::Bfc(q) => {
                 q.push_control(e.hop);

@@ -29,6 +29,9 @@ pub struct Routes {
     /// per node.
     spray_state: Vec<u64>,
     salt: u64,
+    /// What ECMP hashes a flow with at each node: the node (so tiers do
+    /// not all choose alike), or, symmetric, the node's tier.
+    hash_key: Vec<u64>,
 }
 
 impl Routes {
@@ -91,7 +94,19 @@ impl Routes {
                 .map(|i| if lb == LoadBalancing::RoundRobin { u64::MAX } else { splitmix(seed ^ 0x5eed_5a7a ^ i) })
                 .collect(),
             salt: splitmix(seed ^ 0xec3f),
+            hash_key: (0..n as u64).collect(),
         }
+    }
+
+    /// Symmetric ECMP (ns-2's multipath classifier with `symmetric_`, which
+    /// ExpressPass needs): the hash of a flow depends on the tier of the
+    /// switch, not on the switch, so a packet going back (a credit, from
+    /// the flow's receiver) takes the same choice at the same tier and, on
+    /// fabrics whose switches list their uplinks in the same order, the
+    /// flow's path in reverse.
+    pub fn symmetric(mut self, net: &Network) -> Routes {
+        self.hash_key = net.nodes.iter().map(|n| 0x7165_7200 | n.tier as u64).collect();
+        self
     }
 
     /// All shortest-path output ports of `node` towards host `dst`.
@@ -134,7 +149,7 @@ impl Routes {
             LoadBalancing::Ecmp => {
                 // Hash of (flow, node): salting with the node avoids every
                 // tier making the same choice (hash polarization).
-                splitmix(self.salt ^ ((flow as u64) << 20) ^ node as u64)
+                splitmix(self.salt ^ ((flow as u64) << 20) ^ self.hash_key[node as usize])
             }
             LoadBalancing::Spray => {
                 let s = &mut self.spray_state[node as usize];
@@ -221,5 +236,48 @@ mod tests {
         assert_eq!(r.group(edge0, 15).len(), 2);
         // towards the other host on the same edge: the direct port only
         assert_eq!(r.group(edge0, 1).len(), 1);
+    }
+
+    /// The nodes a packet of `flow` visits from host `src` to host `dst`.
+    fn nodes(r: &mut Routes, net: &Network, src: u32, dst: u32, flow: u32) -> Vec<u32> {
+        let mut out = vec![src];
+        let mut node = net.links[r.nic(src) as usize].peer;
+        while node != dst {
+            out.push(node);
+            node = net.links[r.next_port(node, dst, flow) as usize].peer;
+        }
+        out.push(dst);
+        out
+    }
+
+    #[test]
+    fn symmetric_ecmp_sends_the_reverse_packets_back_along_the_path() {
+        for net in [fixtures::leaf_spine(8, 8, 4), fixtures::fat_tree(4)] {
+            let mut sym = Routes::build(&net, LoadBalancing::Ecmp, 1).symmetric(&net);
+            let mut plain = Routes::build(&net, LoadBalancing::Ecmp, 1);
+            let hosts = net.hosts;
+            let (mut same, mut plain_same, mut paths) = (0, 0, std::collections::HashSet::new());
+            let mut pairs = std::collections::HashSet::new();
+            for flow in 0..400u32 {
+                let (src, dst) = (flow % hosts, (flow * 7 + 3) % hosts);
+                if src == dst {
+                    continue;
+                }
+                let fwd = nodes(&mut sym, &net, src, dst, flow);
+                let mut back = nodes(&mut sym, &net, dst, src, flow);
+                back.reverse();
+                same += (fwd == back) as u32;
+                paths.insert(fwd.clone());
+                pairs.insert((src, dst));
+                let mut pb = nodes(&mut plain, &net, dst, src, flow);
+                pb.reverse();
+                plain_same += (nodes(&mut plain, &net, src, dst, flow) == pb) as u32;
+                assert_eq!(fwd, back, "flow {flow}: {src} -> {dst}");
+            }
+            // flows of a pair still spread over its paths, and plain ECMP
+            // is not symmetric
+            assert!(paths.len() > pairs.len() * 3 / 2, "{} paths, {} pairs", paths.len(), pairs.len());
+            assert!(plain_same < same, "{plain_same} vs {same}");
+        }
     }
 }

@@ -240,7 +240,10 @@ impl Simulation {
         if net.hosts > u16::MAX as u32 {
             return Err(format!("at most 65535 hosts are supported, got {}", net.hosts));
         }
-        let routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
+        let mut routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
+        if cfg.routing.symmetric {
+            routes = routes.symmetric(&net);
+        }
         let mut cfg = cfg;
         if let crate::config::TransportConfig::Rdma(r) = &mut cfg.transport {
             // T and W as the HPCC simulator takes them: the longest base
@@ -291,7 +294,8 @@ impl Simulation {
         }
         for p in ports.iter_mut() {
             let fast = cfg.port.fifo_fast_path && p.queue.is_fifo();
-            p.lazy = !fast && !obeys_pauses(&p.queue);
+            // ExpressPass's ports look at their queues at their own timers
+            p.lazy = !fast && !obeys_pauses(&p.queue) && !matches!(p.queue, Queue::Xpass(_));
         }
         let has_pfc = ports.iter().any(|p| obeys_pauses(&p.queue));
         let bp = match &cfg.bfc {
@@ -578,7 +582,7 @@ impl Simulation {
                 Event::TxDone { port } => self.on_tx_done(port),
                 Event::FlowArrival => self.on_flow_arrival(),
                 Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
-                Event::PortTimer { .. } => unreachable!("no discipline sets port timers yet"),
+                Event::PortTimer { port, .. } => self.on_port_timer(port),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -723,8 +727,10 @@ impl Simulation {
             self.transmit_at(port, hop, start, start > now);
             return;
         }
-        if obeys_pauses(&p.queue) {
-            return self.offer_pfc(port, hop);
+        match p.queue {
+            Queue::Pfc(_) | Queue::Bfc(_) => return self.offer_pfc(port, hop),
+            Queue::Xpass(_) => return self.offer_xpass(port, hop),
+            _ => {}
         }
         self.catch_up(port, now);
         let entry = Entry::of(hop, self.pool.get(hop.id));
@@ -834,6 +840,54 @@ impl Simulation {
     /// its queue; if that queue is longer than the pause threshold, the
     /// packet counts against the upstream queue it came from, and the
     /// first such packet pauses it.
+    /// A packet reaches an ExpressPass port (`queue/xpass.rs`): into its
+    /// queue, then out if the port can send now.
+    #[inline(never)]
+    fn offer_xpass(&mut self, port: u32, hop: Hop) {
+        let entry = Entry::of(hop, self.pool.get(hop.id));
+        if self.ports[port as usize].enqueue(entry).is_err() {
+            return self.drop_packet(hop.id);
+        }
+        self.xpass_look(port);
+    }
+
+    /// An ExpressPass port decides its departures itself, at a
+    /// `PortTimer` when its serializer frees up or its token bucket can
+    /// pay for a credit: nothing is sent while a credit waits for tokens
+    /// unless data can go, so its queue is not a backlog the general path
+    /// could serve back to back.
+    #[inline(never)]
+    fn xpass_look(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if p.busy_until <= now {
+            p.busy_until = now;
+            let Queue::Xpass(q) = &mut p.queue else { unreachable!("an ExpressPass port") };
+            q.clock = now;
+            if let Some(hop) = p.dequeue() {
+                self.transmit_at(port, hop, now, false);
+            }
+        }
+        let p = &mut self.ports[port as usize];
+        let free = p.busy_until;
+        let Queue::Xpass(q) = &mut p.queue else { unreachable!("an ExpressPass port") };
+        if let Some(t) = q.next_look(free) {
+            if q.timer_at.is_none_or(|at| t < at || at < now) {
+                q.timer_at = Some(t);
+                self.cal.schedule(t, Event::PortTimer { port, timer: 0 });
+            }
+        }
+    }
+
+    fn on_port_timer(&mut self, port: u32) {
+        if let Queue::Xpass(q) = &mut self.ports[port as usize].queue {
+            if q.timer_at == Some(self.now) {
+                q.timer_at = None;
+            }
+        }
+        self.xpass_look(port);
+    }
+
     fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let pkt = *self.pool.get(hop.id);
@@ -1098,6 +1152,7 @@ impl Simulation {
     }
 
     /// A host puts a packet on its NIC.
+    #[inline(always)]
     fn inject(&mut self, host: u32, pkt: Packet) {
         let id = self.pool.alloc(pkt);
         self.send_from(host, id, pkt);
@@ -1157,7 +1212,7 @@ impl Simulation {
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
         let (conn, opened_now) = self.conns.as_mut().map_or((None, false), |c| c.take(spec.src, spec.dst));
-        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now);
+        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now, self.cfg.seed);
         self.counters.connections_opened += opened_now as u64;
         let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
         let slot = self.flows.insert(flow);
@@ -1177,10 +1232,33 @@ impl Simulation {
         let Some(spec) = self.arm_timers(slot, id) else { return };
         for seg in segs.iter() {
             let pkt = self.data_packet(slot, id, &spec, seg);
-            self.counters.data_pkts += 1;
-            self.inject(spec.src, pkt);
+            if seg.kind == Kind::Data {
+                self.counters.data_pkts += 1;
+                self.inject(spec.src, pkt);
+            } else {
+                self.send_control(&spec, seg.kind, pkt);
+            }
         }
         segs.clear();
+    }
+
+    /// A packet of `kind` other than data that an endpoint sends
+    /// (ExpressPass's credits from the receiver; its stops from the sender).
+    #[inline(never)]
+    fn send_control(&mut self, spec: &FlowSpec, kind: Kind, mut pkt: Packet) {
+        pkt.kind = kind;
+        let from = if kind.from_receiver() {
+            (pkt.src, pkt.dst) = (pkt.dst, pkt.src);
+            spec.dst
+        } else {
+            spec.src
+        };
+        match kind {
+            Kind::Credit => self.counters.credit_pkts += 1,
+            // the sender's: counted with its data (as its credit requests)
+            _ => self.counters.data_pkts += 1,
+        }
+        self.inject(from, pkt);
     }
 
     /// The data packet of segment `seg` of flow `id` (in `slot`), sent now.
@@ -1322,8 +1400,9 @@ impl Simulation {
             return;
         };
         match pkt.kind {
-            Kind::Data => {
+            Kind::Data | Kind::CreditStop => {
                 let reply = f.ep.on_data(now, &pkt, &self.cfg.transport);
+                let drives = f.ep.receiver_drives();
                 if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
                     self.records.push(f.record(now));
@@ -1339,9 +1418,12 @@ impl Simulation {
                         self.pool.release(id);
                     }
                 }
+                if drives {
+                    self.receiver_acted(pkt.slot, pkt.flow, now);
+                }
             }
             Kind::Pause | Kind::Resume => unreachable!("PFC frames end at the port they reach"),
-            Kind::Ack => {
+            Kind::Ack | Kind::Credit => {
                 self.pool.release(id);
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.ep.retransmits();
@@ -1365,6 +1447,23 @@ impl Simulation {
                 }
                 self.segs = segs;
             }
+        }
+    }
+
+    /// A receiver that has timers of its own and ends its flow
+    /// (`Transport::receiver_drives`) took a packet: arm its timers; if
+    /// the flow is over, record it (at the end that closes it) and let it go.
+    fn receiver_acted(&mut self, slot: u32, id: u32, now: Time) {
+        let Some(_) = self.arm_timers(slot, id) else { return };
+        let f = self.flows.get(slot, id).expect("armed");
+        if !f.ep.sender_done() {
+            return;
+        }
+        let record = (!f.recorded).then(|| f.record(now));
+        self.flows.remove(slot);
+        if let Some(r) = record {
+            self.records.push(r);
+            self.flow_finished(now);
         }
     }
 

@@ -367,11 +367,12 @@ BFC_BASE = {
 #: headers), so the arrival rate that makes the load, and the flows, are
 #: theirs.
 BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, "dcqcn": {"scheme.name": "dcqcn"},
-                "dctcp": {"scheme.name": "dctcp_rdma"},
+                "dctcp": {"scheme.name": "dctcp_rdma"}, "expresspass": {"scheme.name": "expresspass"},
                 "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48}}
-BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "ideal_fq": "Ideal-FQ (flow level)"}
+BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "expresspass": "ExpressPass",
+              "ideal_fq": "Ideal-FQ (flow level)"}
 BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN, DCTCP and HPCC, BFC from "
-                 "its paper); Ideal-FQ at flow level. Not yet in: ExpressPass. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
+                 "its paper, ExpressPass from its ns-2 code with its 1460 B payloads and per-port buffers, its load counted in its own frames); Ideal-FQ at flow level. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
                  "authors' prototype sets it; flows within a rack never cross it. One seed.")
 
 
@@ -401,6 +402,21 @@ def fig10_stats(t, runs: dict) -> dict:
         "dcqcn_p99_short_over_the_next_worst": float(p99["dcqcn"] / max(others)),
         "bfc_over_ideal_mean_all": float(runs["bfc"].flows.slowdown.mean() / runs["ideal_fq"].flows.slowdown.mean())
         if "ideal_fq" in runs else math.nan,
+        **expresspass_stats(t, runs),
+    }
+
+
+def expresspass_stats(t, runs: dict) -> dict:
+    """ExpressPass against BFC (the abstract's 35% and 17x) and against
+    the other end-to-end schemes (long flows)."""
+    if "expresspass" not in runs:
+        return {}
+    others = [v for v in ("hpcc", "dcqcn", "dctcp", "bfc") if v in runs]
+    long_mean = {v: float(_short_long(t, v, "mean", False, 0).mean()) for v in others + ["expresspass"]}
+    return {
+        "expresspass_over_bfc_p99_short": _ratio(t, "expresspass", "bfc", "p99", True, 3000),
+        "expresspass_over_bfc_mean_long": _ratio(t, "expresspass", "bfc", "mean", False, 0),
+        "expresspass_mean_long_over_the_next_worst": long_mean["expresspass"] / max(long_mean[v] for v in others),
     }
 
 
@@ -454,6 +470,19 @@ DCQCN_WORST = Statement("§6.2", "dcqcn_p99_short_over_the_next_worst", 1.0, mat
 #: and all set-ups: read for DCTCP in each figure.
 DCTCP_SHORT = Statement("abstract, §6", "dctcp_over_bfc_p99_short", 2.3, 60.0,
                         "BFC: 2.3-60x lower 99th percentile FCT for short flows than DCTCP, DCQCN, HPCC")
+#: The abstract on ExpressPass (the Google runs): "35% better short flow
+#: tail latency, but 17x worse average case performance for long flows"
+#: (read as any ratio below 1, and within a factor of 2 of 17), and §6.2:
+#: "across all systems, ExpressPass achieves the worst throughput for long
+#: flows".
+EXPRESSPASS = (
+    Statement("abstract", "expresspass_over_bfc_p99_short", 0, 1.0,
+              "ExpressPass: 35% better short-flow tail latency than BFC"),
+    Statement("abstract", "expresspass_over_bfc_mean_long", 8.5, 34,
+              "... but 17x worse average performance for long flows"),
+    Statement("§6.2", "expresspass_mean_long_over_the_next_worst", 1.0, math.inf,
+              "across all systems, ExpressPass achieves the worst throughput for long flows"),
+)
 #: What §6.2 says of the Facebook Hadoop runs (Fig. 11): the trends of the
 #: Google runs, and the headline gain for long flows.
 FB_TRENDS = (
@@ -473,7 +502,7 @@ _by_size(
     "bfc-fig10", "BFC Fig. 10: FCT slowdown by flow size and buffer occupancy, Google RPC sizes, 60% load, no incast",
     "BFC (NSDI'22) §6.2, Fig. 10 (a, b)",
     "BFC's Clos (128 hosts at 100 Gb/s, 12 MB shared buffers), Google all-RPC sizes with lognormal arrivals at 60% "
-    "of the core; BFC, HPCC, DCQCN, DCTCP and Ideal-FQ on the same flows: slowdown by size (average, 95th, 99th "
+    "of the core; BFC, HPCC, DCQCN, DCTCP, ExpressPass and Ideal-FQ on the same flows: slowdown by size (average, 95th, 99th "
     "percentile) and every switch's buffer over time.",
     "google_rpc", GOOGLE_FLOWS, fig10_stats,
     (
@@ -483,6 +512,7 @@ _by_size(
         DCQCN_WORST,
         DCTCP_SHORT,
         Statement("§6.2", "bfc_over_ideal_mean_all", 1.0, 1.5, "without incast BFC closely tracks optimal"),
+        *EXPRESSPASS,
     ),
     "Short flows: the size bins up to 3 KB (the median over them of the ratio of 99th percentiles). Quick: 50,000 "
     "flows (0.3 ms of arrivals); full: 750,000 (5 ms).",
@@ -491,7 +521,7 @@ _by_size(
 _by_size(
     "bfc-fig11b", "BFC Fig. 11(b): FCT slowdown by flow size, Facebook Hadoop sizes, 60% load, no incast",
     "BFC (NSDI'22) §6.2, Fig. 11(b)",
-    "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN, DCTCP and Ideal-FQ on the same flows.",
+    "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN, DCTCP, ExpressPass and Ideal-FQ on the same flows.",
     "fb_hadoop", FB_FLOWS, fig11b_stats, FB_TRENDS,
     "Short flows: the size bins up to 3 KB; long: the largest bin (the largest 5% of flows, above about 1 MB). "
     "Quick: 5,000 flows (1.4 ms of arrivals); full: 100,000 (28 ms).",
@@ -512,6 +542,7 @@ _by_size(
                   "HPCC reduces PFC pauses (with incast) compared to DCQCN"),
         Statement("§6.2, App. A.12", "hpcc_over_bfc_p99_incast", 1.5, 2.5,
                   "BFC improves incast flows: 2x better FCTs at the tail than HPCC"),
+        *EXPRESSPASS,
     ),
     "Short flows: the size bins up to 3 KB. Incast flows (workload.incasts) are left out of the bins. Quick: 50,000 "
     "background flows (0.3 ms of arrivals: the first incast only); full: 750,000 (5 ms, 10 incasts).",

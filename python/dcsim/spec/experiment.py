@@ -273,7 +273,8 @@ def engine_config(spec: Spec) -> dict:
     config = {
         "seed": spec.seed,
         "topology": topo.engine(),
-        "routing": {"load_balancing": spec.routing.load_balancing},
+        "routing": {"load_balancing": spec.routing.load_balancing,
+                    "symmetric": spec.routing.resolved_symmetric(spec.scheme)},
         "port": port,
         "transport": transport,
         "workload": workload,

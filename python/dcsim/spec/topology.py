@@ -172,6 +172,13 @@ class Routing(Model):
         "round_robin", "round_robin: each packet to the next equal-cost next hop in turn (one counter per switch, "
         "as ns-2); spray: each packet to a random one; ecmp: each flow hashed onto one path",
         source="pFabric §5.1 and its ns-2 scripts")
+    symmetric: Union[bool, Literal["auto"]] = field(
+        "auto", "ecmp: hash a flow by the tier of the switch, not the switch, so that packets its receiver sends "
+        "back retrace its path (ns-2's symmetric multipath classifier); auto: on for expresspass, whose credits "
+        "must take the data's path back, off otherwise", source="ExpressPass ns-2 scripts (symmetric_ true)")
+
+    def resolved_symmetric(self, scheme) -> bool:
+        return scheme.name == "expresspass" if self.symmetric == "auto" else bool(self.symmetric)
 
     def per_packet(self) -> bool:
         return self.load_balancing != "ecmp"

@@ -13,6 +13,7 @@ pub mod bfc;
 pub mod pfabric;
 pub mod pfc;
 pub mod prio;
+pub mod xpass;
 
 use crate::config::{Discipline, QueueConfig};
 use crate::packet::{Kind, Packet};
@@ -72,6 +73,8 @@ pub enum Queue {
     Pfc(pfc::PfcQueue),
     /// BFC: queues assigned to flows, paused one by one.
     Bfc(bfc::BfcQueues),
+    /// ExpressPass: credits rate-limited, before data.
+    Xpass(xpass::XpassQueue),
 }
 
 impl Queue {
@@ -94,6 +97,9 @@ impl Queue {
                 .with_dynamic_threshold(dt_alpha),
             ),
             Discipline::Pfc { acks_high_priority, red } => Queue::Pfc(pfc::PfcQueue::new(acks_high_priority, red)),
+            Discipline::Xpass { credit_queue_bytes, bucket_bytes, .. } => {
+                Queue::Xpass(xpass::XpassQueue::new(credit_queue_bytes, bucket_bytes))
+            }
             Discipline::Bfc { queues, table_size, assign, quantum_bytes, sticky_ps } => Queue::Bfc(
                 bfc::BfcQueues::new(queues as usize, table_size as usize, assign, quantum_bytes, sticky_ps),
             ),
@@ -114,6 +120,7 @@ impl Queue {
             Queue::Prio(q) => q.len(),
             Queue::Pfc(q) => q.len(),
             Queue::Bfc(q) => q.len(),
+            Queue::Xpass(q) => q.len(),
         }
     }
 
@@ -141,11 +148,12 @@ impl Queue {
             Queue::Prio(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Pfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Bfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
+            Queue::Xpass(q) => Box::new(q.hops().map(|h| h.size as u64)),
         }
     }
 
     /// Take the next packet to serialize.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Hop> {
         match self {
             Queue::Fifo(q) => q.pop_front(),
@@ -154,6 +162,7 @@ impl Queue {
             Queue::Prio(q) => q.pop(),
             Queue::Pfc(q) => q.pop(),
             Queue::Bfc(q) => q.pop(),
+            Queue::Xpass(q) => q.pop(),
         }
     }
 }

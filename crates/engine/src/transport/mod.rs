@@ -7,6 +7,7 @@
 
 pub mod rdma;
 pub mod tcp;
+pub mod xpass;
 
 pub use rdma::{IntHop, IntStack, Poll};
 
@@ -16,8 +17,10 @@ use crate::packet::Packet;
 use crate::time::Time;
 use crate::workload::FlowSpec;
 
-/// A data packet a sender asks to send: the simulation builds the packet
-/// (flow, endpoints, timestamp) around it.
+/// A packet an endpoint asks to send: the simulation builds the packet
+/// (flow, endpoints, timestamp) around it. Mostly data from the sender;
+/// kinds `Kind::from_receiver` go from the receiver to the sender
+/// (ExpressPass's credits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
     pub seq: u32,
@@ -26,6 +29,7 @@ pub struct Segment {
     pub flags: u8,
     /// The packet's scheduling priority (lower is more urgent).
     pub prio: u64,
+    pub kind: crate::packet::Kind,
 }
 
 /// The state a reused connection carries from flow to flow, by transport.
@@ -41,15 +45,18 @@ pub enum Transport {
     Tcp(tcp::TcpFlow),
     /// An RDMA queue pair: paced, go-back-N, pulled by the NIC.
     Rdma(rdma::RdmaFlow),
+    /// ExpressPass: the receiver's credits let the sender's data out.
+    Xpass(xpass::XpassFlow),
 }
 
 /// A flow and its configuration, by transport (a flow's transport is the
 /// configuration's: other pairs cannot occur).
 macro_rules! with_cfg {
-    ($self:expr, $cfg:expr, $t:ident, $c:ident => $tcp:expr, $rdma:expr) => {
+    ($self:expr, $cfg:expr, $t:ident, $c:ident => $tcp:expr, $rdma:expr, $xpass:expr) => {
         match ($self, $cfg) {
             (Transport::Tcp($t), TransportConfig::Tcp($c)) => $tcp,
             (Transport::Rdma($t), TransportConfig::Rdma($c)) => $rdma,
+            (Transport::Xpass($t), TransportConfig::Xpass($c)) => $xpass,
             _ => unreachable!("a flow's transport is its configuration's"),
         }
     };
@@ -59,13 +66,21 @@ impl Transport {
     /// A flow's endpoints; on a reused connection, `conn` is what the
     /// connection kept from its last flow; `opened_now`: a pool opened the
     /// flow's connection for it (a handshake first, if so configured).
-    pub fn new(spec: &FlowSpec, cfg: &TransportConfig, conn: Option<Conn>, deadline: Option<Time>, opened_now: bool) -> Transport {
+    pub fn new(
+        spec: &FlowSpec,
+        cfg: &TransportConfig,
+        conn: Option<Conn>,
+        deadline: Option<Time>,
+        opened_now: bool,
+        seed: u64,
+    ) -> Transport {
         match cfg {
             TransportConfig::Tcp(c) => {
                 let handshake = opened_now && c.handshake;
                 Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline, handshake))
             }
             TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::new(spec, c)),
+            TransportConfig::Xpass(c) => Transport::Xpass(xpass::XpassFlow::new(spec, c, seed)),
         }
     }
 
@@ -74,42 +89,53 @@ impl Transport {
     pub fn conn(&self) -> Conn {
         match self {
             Transport::Tcp(t) => Conn::Tcp(t.snd.conn()),
-            Transport::Rdma(_) => unreachable!("RDMA flows do not reuse connections"),
+            Transport::Rdma(_) | Transport::Xpass(_) => unreachable!("only TCP flows reuse connections"),
         }
     }
 
     /// The flow starts: what to send first (a transport the NIC pulls
     /// sends nothing here; see `poll`).
     pub fn start(&mut self, now: Time, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => t.start(now, c, out), { let _ = (t, c); })
+        with_cfg!(self, cfg, t, c => t.start(now, c, out), { let _ = (t, c); }, t.start(now, c, out))
     }
 
     /// A transport the NIC pulls: the next packet, or when to ask again,
     /// or that it is blocked until an ACK or a timer.
     #[inline]
     pub fn poll(&mut self, now: Time, cfg: &TransportConfig) -> Poll {
-        with_cfg!(self, cfg, t, c => { let _ = (t, c); Poll::Blocked }, t.poll(now, c))
+        with_cfg!(self, cfg, t, c => { let _ = (t, c); Poll::Blocked }, t.poll(now, c), { let _ = (t, c); Poll::Blocked })
     }
 
-    /// The receiving end takes a data packet; returns the reply to send
-    /// back, if any.
+    /// The receiving end takes a data packet (or another packet the
+    /// sender sent it); returns the reply to send back, if any.
     #[inline]
     pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
-        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)), t.on_data(now, data, c))
+        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)), t.on_data(now, data, c), t.on_data(now, data, c))
+    }
+
+    /// The receiver has timers of its own or ends the flow (ExpressPass:
+    /// its credits, and the CREDIT_STOP): after it takes a packet, the
+    /// simulation arms its timers and checks whether the flow is over.
+    #[inline]
+    pub fn receiver_drives(&self) -> bool {
+        matches!(self, Transport::Xpass(_))
     }
 
     /// The sending end takes an acknowledgement (or other feedback), with
     /// the in-band telemetry it carries (HPCC; empty otherwise).
     #[inline]
     pub fn on_ack(&mut self, now: Time, ack: &Packet, int: &[IntHop], cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => { let _ = int; t.on_ack(now, ack, c, out) }, t.on_ack(now, ack, int, c))
+        with_cfg!(self, cfg, t, c => { let _ = int; t.on_ack(now, ack, c, out) }, t.on_ack(now, ack, int, c), {
+            let _ = int;
+            t.on_ack(now, ack, c, out)
+        })
     }
 
     /// A pulled flow: when its pacing lets it send next.
     #[inline]
     pub fn next_avail(&self) -> Time {
         match self {
-            Transport::Tcp(_) => 0,
+            Transport::Tcp(_) | Transport::Xpass(_) => 0,
             Transport::Rdma(t) => t.next_avail(),
         }
     }
@@ -121,6 +147,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => 1,
             Transport::Rdma(_) => 4,
+            Transport::Xpass(_) => 3,
         }
     }
 
@@ -135,6 +162,7 @@ impl Transport {
                 t.snd.rto_deadline
             }
             Transport::Rdma(t) => t.deadline(kind),
+            Transport::Xpass(t) => t.deadline(kind),
         }
     }
 
@@ -143,7 +171,7 @@ impl Transport {
         with_cfg!(self, cfg, t, c => {
             debug_assert_eq!(kind, timer::RTO);
             t.on_timeout(now, c, out)
-        }, t.on_timer(now, kind, c))
+        }, t.on_timer(now, kind, c), t.on_timer(now, kind, c, out))
     }
 
     /// The receiver holds every byte.
@@ -152,15 +180,18 @@ impl Transport {
         match self {
             Transport::Tcp(t) => t.rcv.complete(),
             Transport::Rdma(t) => t.receiver_complete(),
+            Transport::Xpass(t) => t.receiver_complete(),
         }
     }
 
-    /// The sender has nothing left to do (every byte acknowledged).
+    /// The sender has nothing left to do (every byte acknowledged; for
+    /// ExpressPass, the flow is over: see `receiver_drives`).
     #[inline]
     pub fn sender_done(&self) -> bool {
         match self {
             Transport::Tcp(t) => t.snd.done(),
             Transport::Rdma(t) => t.sender_done(),
+            Transport::Xpass(t) => t.closed(),
         }
     }
 
@@ -170,6 +201,7 @@ impl Transport {
         match self {
             Transport::Tcp(t) => t.snd.retx,
             Transport::Rdma(t) => t.retx,
+            Transport::Xpass(t) => t.retx,
         }
     }
 
@@ -179,11 +211,12 @@ impl Transport {
         match self {
             Transport::Tcp(t) => t.snd.timeouts,
             Transport::Rdma(t) => t.timeouts,
+            Transport::Xpass(t) => t.timeouts,
         }
     }
 
     /// Payload bytes the receiver holds.
     pub fn delivered_bytes(&self, cfg: &TransportConfig) -> u64 {
-        with_cfg!(self, cfg, t, c => t.delivered_bytes(c), t.delivered_bytes(c))
+        with_cfg!(self, cfg, t, c => t.delivered_bytes(c), t.delivered_bytes(c), t.delivered_bytes(c))
     }
 }

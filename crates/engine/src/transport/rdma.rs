@@ -244,7 +244,7 @@ impl RdmaFlow {
         if self.rto_deadline.is_none() {
             self.rto_deadline = cfg.rto_ps.map(|r| now + r);
         }
-        Poll::Send(Segment { seq, size, flags: flags::ECT, prio: 0 })
+        Poll::Send(Segment { seq, size, flags: flags::ECT, prio: 0, kind: Kind::Data })
     }
 
     /// The receiver takes a data packet: an ACK of the next expected packet

@@ -141,7 +141,7 @@ impl TcpFlow {
             if seg == SYN {
                 // ns-2 stamps priorities on data only: a SYN has the
                 // agent's default, 0, the most urgent (as an ACK)
-                return Segment { seq: 0, size: hdr as u16, flags: (ect & flags::ECT) | flags::SYN, prio: 0 };
+                return Segment { seq: 0, size: hdr as u16, flags: (ect & flags::ECT) | flags::SYN, prio: 0, kind: Kind::Data };
             }
             let (seq, probe) = (seg & !PROBE, seg & PROBE != 0);
             let payload = if probe {
@@ -160,7 +160,7 @@ impl TcpFlow {
             };
             let prio = class_of(prio, &cfg.prio_thresholds);
             let flags = if probe { ect | flags::PROBE } else { ect };
-            Segment { seq, size: (payload + hdr) as u16, flags, prio }
+            Segment { seq, size: (payload + hdr) as u16, flags, prio, kind: Kind::Data }
         }));
     }
 }
@@ -837,7 +837,7 @@ mod tests {
         let mut f = TcpFlow::new(&spec, &c, None, None, true);
         let mut out = vec![];
         f.start(0, &c, &mut out);
-        assert_eq!(out, vec![Segment { seq: 0, size: 40, flags: flags::SYN, prio: 0 }]);
+        assert_eq!(out, vec![Segment { seq: 0, size: 40, flags: flags::SYN, prio: 0, kind: Kind::Data }]);
         let syn = Packet { kind: Kind::Data, flags: flags::SYN, size: 40, ..Packet::test_data(40, flags::SYN) };
         let reply = f.on_data(&syn, &c);
         assert_eq!((reply.kind, reply.flags, reply.seq, reply.sack_hi), (Kind::Ack, flags::SYN, 0, 0));

@@ -11,6 +11,7 @@ from .bfc import BfcScheme
 from .dcqcn import DcqcnScheme
 from .dctcp import DctcpScheme
 from .dctcp_rdma import DctcpRdmaScheme
+from .expresspass import ExpressPassScheme
 from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
@@ -22,12 +23,14 @@ from .prio_queues import PrioQueuesScheme
 from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme],
+                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
+                         ExpressPassScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
-           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme}
+           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
+           "expresspass": ExpressPassScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
            "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme"]
+           "DctcpRdmaScheme", "ExpressPassScheme"]
