@@ -1255,6 +1255,7 @@ impl Simulation {
         };
         match kind {
             Kind::Credit => self.counters.credit_pkts += 1,
+            Kind::Ack => self.counters.ack_pkts += 1,
             // the sender's: counted with its data (as its credit requests)
             _ => self.counters.data_pkts += 1,
         }

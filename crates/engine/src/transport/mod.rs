@@ -147,7 +147,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => 1,
             Transport::Rdma(_) => 4,
-            Transport::Xpass(_) => 3,
+            Transport::Xpass(_) => 4,
         }
     }
 

@@ -27,6 +27,9 @@ pub mod timer {
     /// Two sender RTTs after a CREDIT_STOP: data still left (an early stop
     /// whose credits were lost) asks for credits again.
     pub const STOP_CHECK: u8 = 2;
+    /// The receiver's NACK, sent again while the packet it asks for has
+    /// not come (every `request_timeout_ps`, as ns-2's retransmit timer).
+    pub const NACK: u8 = 3;
 }
 
 /// `xpass.cc`: the credit request tells the receiver how many packets the
@@ -63,6 +66,7 @@ pub struct XpassFlow {
     /// (go-back-N) and NACKed once per expected number.
     expected: u32,
     nacked: Option<u32>,
+    nack_deadline: Option<Time>,
     /// Credits are being sent: the next at this time.
     credit_deadline: Option<Time>,
     /// The receiver got CREDIT_STOP.
@@ -108,6 +112,7 @@ impl XpassFlow {
             timeouts: 0,
             expected: 0,
             nacked: None,
+            nack_deadline: None,
             credit_deadline: None,
             stop_heard: false,
             rate: 0.0,
@@ -169,27 +174,30 @@ impl XpassFlow {
             return None;
         }
         if pkt.has(flags::SYN) {
-            // a credit request: start (or go on) sending credits, at alpha
-            // of the maximum (less for a flow of fewer than 40 packets)
+            // a credit request (`recv_credit_request`): start over, a
+            // credit now at alpha of the maximum (less for a flow of fewer
+            // than 40 packets left), w and the feedback from scratch
             self.stop_heard = false;
-            if self.credit_deadline.is_none() {
-                let remaining = pkt.seq as f64;
-                let frac = if remaining < SHORT_FLOW_PKTS { remaining / SHORT_FLOW_PKTS } else { 1.0 };
-                if self.rate == 0.0 {
-                    self.rate = cfg.alpha * frac * self.max_rate;
-                    self.last_update = now;
-                }
-                self.credit_deadline = Some(now);
-            }
+            let remaining = pkt.seq as f64;
+            let frac = if remaining < SHORT_FLOW_PKTS { remaining / SHORT_FLOW_PKTS } else { 1.0 };
+            self.rate = cfg.alpha * frac * self.max_rate;
+            self.w = cfg.w_init;
+            self.increasing = false;
+            self.last_update = now;
+            self.got = 0;
+            self.lost = 0;
+            self.credit_deadline = Some(now);
             return None;
         }
         self.on_echo(now, pkt.prio as u32);
         if pkt.seq == self.expected {
             self.expected += 1;
             self.nacked = None;
+            self.nack_deadline = None;
             None
         } else if pkt.seq > self.expected && self.nacked != Some(self.expected) {
             self.nacked = Some(self.expected);
+            self.nack_deadline = Some(now + cfg.request_timeout_ps);
             Some(Packet {
                 seq: self.expected,
                 sack_lo: 0,
@@ -296,9 +304,12 @@ impl XpassFlow {
             }
             return;
         }
-        if self.request_deadline.take().is_some() && self.sender_rtt.is_none() {
+        if self.request_deadline.take().is_some() {
+            // the first credit since a request: the sender's RTT, measured
+            // again after every request, and a new counting interval
             self.sender_rtt = Some(now - self.request_sent);
             self.interval_start = now;
+            self.interval_credits = 0;
         }
         if self.next_seq >= self.n_segs {
             self.wasted += 1;
@@ -340,6 +351,7 @@ impl XpassFlow {
             timer::CREDIT => self.credit_deadline,
             timer::REQUEST => self.request_deadline,
             timer::STOP_CHECK => self.stop_check,
+            timer::NACK => self.nack_deadline,
             _ => None,
         }
     }
@@ -352,6 +364,12 @@ impl XpassFlow {
                 if self.stopped && self.next_seq < self.n_segs {
                     self.request(now, cfg, out);
                 }
+            }
+            timer::NACK => {
+                // the packet asked for has not come: ask again
+                self.nack_deadline = Some(now + cfg.request_timeout_ps);
+                let seq = self.expected;
+                out.push(Segment { seq, size: cfg.control_bytes as u16, flags: flags::NACK, prio: 0, kind: Kind::Ack });
             }
             _ => {
                 // no credit came: ask again
@@ -515,10 +533,17 @@ mod tests {
         assert!(f.on_data(0, &mk(3, 3), &c).is_none(), "one NACK per expected packet");
         // a lost data packet looks like a lost credit (its echo is missing), as in ns-2
         assert_eq!(f.lost, 1);
+        // the NACK is sent again until the packet comes
+        assert_eq!(f.deadline(timer::NACK), Some(100_000_000));
+        let mut again = vec![];
+        f.on_timer(100_000_000, timer::NACK, &c, &mut again);
+        assert_eq!((again[0].kind, again[0].seq, again[0].flags), (Kind::Ack, 1, flags::NACK));
         f.next_seq = 4;
         let mut out = vec![];
         f.on_ack(10, &nack, &c, &mut out);
         assert_eq!((f.next_seq, f.retx), (1, 3));
+        assert!(f.on_data(200_000_000, &mk(1, 4), &c).is_none());
+        assert_eq!((f.expected, f.deadline(timer::NACK)), (2, None));
     }
 
     #[test]
