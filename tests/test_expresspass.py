@@ -77,7 +77,7 @@ def test_expresspass_needs_symmetric_flow_paths():
 def test_two_flows_share_the_link_evenly_over_time(write_trace):
     # ExpressPass's point: credit feedback converges to fair shares with
     # the link busy. Two 20 MB flows into one host, delivered bytes every
-    # 100 us: together at the credit-limited 90% of 100 Gb/s, each within
+    # 100 us: together within 3% of the credit-limited 90% of 100 Gb/s, each within
     # 35-65% of it in every interval and 48-52% on average.
     spec = Spec.model_validate({
         "topology": {"kind": "star", "hosts": 4, "rate_gbps": 100, "link_delay_us": 1.0},
@@ -88,7 +88,7 @@ def test_two_flows_share_the_link_evenly_over_time(write_trace):
     r = dcsim.run_all(spec)
     got = r.flow_samples.pivot(index="time_s", columns="flow_id", values="delivered_bytes").diff().iloc[2:-2]
     both = got[0] + got[1]
-    assert ((both * 8 / 100e-6) > 0.88 * 100e9 * 1460 / 1622 * 1.0).all()
+    assert ((both * 8 / 100e-6) > 0.97 * 100e9 * 1460 / 1622).all()
     share = got[0] / both
     assert share.between(0.35, 0.65).all(), share.describe()
     assert 0.48 < share.mean() < 0.52

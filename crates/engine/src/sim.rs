@@ -836,10 +836,6 @@ impl Simulation {
         self.ensure_wake(port);
     }
 
-    /// A data packet enters BFC port `port` (§3.3): the flow table gives
-    /// its queue; if that queue is longer than the pause threshold, the
-    /// packet counts against the upstream queue it came from, and the
-    /// first such packet pauses it.
     /// A packet reaches an ExpressPass port (`queue/xpass.rs`): into its
     /// queue, then out if the port can send now.
     #[inline(never)]
@@ -879,6 +875,8 @@ impl Simulation {
         }
     }
 
+    /// A port's timer: an ExpressPass port looks at its queue again (the
+    /// only discipline with port timers so far).
     fn on_port_timer(&mut self, port: u32) {
         if let Queue::Xpass(q) = &mut self.ports[port as usize].queue {
             if q.timer_at == Some(self.now) {
@@ -888,6 +886,10 @@ impl Simulation {
         self.xpass_look(port);
     }
 
+    /// A data packet enters BFC port `port` (§3.3): the flow table gives
+    /// its queue; if that queue is longer than the pause threshold, the
+    /// packet counts against the upstream queue it came from, and the
+    /// first such packet pauses it.
     fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let pkt = *self.pool.get(hop.id);
