@@ -9,6 +9,7 @@
 //! so that a resumed queue's first packets arrive before the port runs
 //! dry (App. C).
 
+use crate::bitset::Bitset;
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]
@@ -21,11 +22,58 @@ pub struct Backpressure {
     /// A fixed threshold instead (BFC Fig. 7's sweep).
     fixed: Option<u64>,
     pub pauses: u64,
+    /// Whether NICs take pauses (App. A.8's BFC - NIC: false).
+    pub nic_pauses: bool,
+    /// The fraction of packets recirculated (App. A.8's sampling; 1: all).
+    pub sample: f64,
+    /// Flows labelled by their sender (App. A.7's IncastLabel), by id.
+    labelled: Bitset,
+    any_labelled: bool,
+    /// Packets passed over by sampling, by packet id, while in a switch.
+    unsampled: Vec<bool>,
 }
+
+/// The flow-table key all labelled flows share.
+const LABEL_KEY: u64 = 0x1abe_11ed_0000_0000;
 
 impl Backpressure {
     pub fn new(bdp: Vec<u64>, fixed: Option<u64>) -> Backpressure {
-        Backpressure { counters: HashMap::new(), bdp, fixed, pauses: 0 }
+        Backpressure { bdp, fixed, nic_pauses: true, sample: 1.0, ..Backpressure::default() }
+    }
+
+    /// Flows `ids` share one flow-table entry at every port.
+    pub fn label(&mut self, ids: &[u32]) {
+        let n = ids.iter().max().map_or(0, |&m| m + 1);
+        self.labelled = Bitset::new(n);
+        for &i in ids {
+            self.labelled.set(i);
+        }
+        self.any_labelled = !ids.is_empty();
+    }
+
+    /// The hash a port's flow table indexes flow `flow` by: its own, or
+    /// the label's (one entry, hence one queue, for all labelled flows).
+    #[inline]
+    pub fn key(&self, flow: u32) -> u64 {
+        let labelled = self.any_labelled && flow < self.labelled.capacity() && self.labelled.get(flow);
+        crate::routing::splitmix(if labelled { LABEL_KEY } else { 0xbfc0_0000_0000_0000 ^ flow as u64 })
+    }
+
+    /// Note whether packet `id` was passed over by sampling at the switch
+    /// it is entering.
+    pub fn set_unsampled(&mut self, id: u32, unsampled: bool) {
+        if self.unsampled.len() <= id as usize {
+            if !unsampled {
+                return;
+            }
+            self.unsampled.resize(id as usize + 1, false);
+        }
+        self.unsampled[id as usize] = unsampled;
+    }
+
+    /// Whether packet `id` was passed over (and forget it).
+    pub fn take_unsampled(&mut self, id: u32) -> bool {
+        self.unsampled.get_mut(id as usize).is_some_and(std::mem::take)
     }
 
     /// The pause threshold of `port` with `active` queues being served.

@@ -1,6 +1,7 @@
 //! A fixed-size bitset over segment indices, used for the SACK scoreboard
 //! of a sender and the reassembly map of a receiver (allocated once per
-//! flow, never per packet), and for the queues a BFC port may serve.
+//! flow, never per packet), for the queues a BFC port may serve, and for
+//! the flows BFC's senders label.
 
 #[derive(Clone, Debug, Default)]
 pub struct Bitset {
@@ -10,6 +11,11 @@ pub struct Bitset {
 impl Bitset {
     pub fn new(bits: u32) -> Self {
         Bitset { words: vec![0; (bits as usize).div_ceil(64)] }
+    }
+
+    /// Bits it can hold (a multiple of 64).
+    pub fn capacity(&self) -> u32 {
+        (self.words.len() * 64) as u32
     }
 
     #[inline]

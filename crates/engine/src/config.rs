@@ -234,8 +234,9 @@ pub enum Discipline {
     },
 }
 
-/// BFC's backpressure: the pause threshold.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+/// BFC's backpressure: the pause threshold, and the variants of its
+/// appendix.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct BfcConfig {
     /// HRTT: one hop's round trip (`None`: twice the longest link delay at
     /// the switch).
@@ -244,6 +245,22 @@ pub struct BfcConfig {
     /// A fixed pause threshold instead of HRTT x rate / active queues.
     #[serde(default)]
     pub pause_threshold_bytes: Option<u64>,
+    /// Whether host NICs take pauses (false: BFC - NIC, App. A.8: the
+    /// first switch counts nothing against a NIC and sends it no frames).
+    #[serde(default = "yes")]
+    pub nic_pauses: bool,
+    /// The fraction of packets a switch recirculates (App. A.8's
+    /// sampling): only those count in the flow table and pause counters.
+    #[serde(default = "all")]
+    pub sample: f64,
+    /// Flows labelled by their sender (BFC + IncastLabel, App. A.7): at
+    /// every port they share one flow-table entry, hence one queue.
+    #[serde(default)]
+    pub labelled_flows: Vec<u32>,
+}
+
+fn all() -> f64 {
+    1.0
 }
 
 /// RED-style ECN marking on a queue's length (DCQCN's switches).
@@ -319,6 +336,10 @@ pub struct RdmaConfig {
     /// Scale the window by the rate over the line rate.
     #[serde(default)]
     pub var_win: bool,
+    /// `window_bytes` is the BDP of the network's longest base RTT at the
+    /// line rate (filled in by the simulation; BFC - NIC's cap, App. A.8).
+    #[serde(default)]
+    pub window_bdp: bool,
     /// At most one NACK per this interval for the same expected packet.
     pub nack_interval_ps: u64,
     /// A safety timeout (go back to the first unacknowledged packet).
@@ -339,6 +360,19 @@ pub enum RdmaCc {
     /// DCTCP as the HPCC simulator runs it on RDMA NICs: a rate cut by
     /// alpha/2 per window with marks, additive increase per window.
     Dctcp(DctcpRdmaConfig),
+    /// BFC's simple end-to-end control (App. A.1, Algorithm 1): a window
+    /// that steers each ACK's RTT towards a target, at line rate.
+    Delay(DelayCcConfig),
+}
+
+/// BFC App. A.1's delay-based window: `target_factor` x T is the target
+/// RTT; the window starts at one BDP (T at the line rate).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct DelayCcConfig {
+    pub target_factor: f64,
+    /// T (`None`: the network's longest base RTT, as HPCC's).
+    #[serde(default)]
+    pub base_rtt_ps: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]

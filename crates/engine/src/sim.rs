@@ -210,13 +210,6 @@ pub struct Simulation {
 /// name a queue there instead).
 const WHOLE_PORT: u32 = u32::MAX;
 
-/// The hash BFC's flow tables index by (one per flow, the same at every
-/// switch: each egress port has its own table).
-#[inline]
-fn flow_hash(flow: u32) -> u64 {
-    crate::routing::splitmix(0xbfc0_0000_0000_0000 ^ flow as u64)
-}
-
 /// A port whose queue takes part in PFC or BFC's backpressure.
 #[inline]
 fn obeys_pauses(q: &Queue) -> bool {
@@ -257,10 +250,15 @@ impl Simulation {
                     let w = *h.window_bytes.get_or_insert(bdp(t));
                     r.window_bytes.get_or_insert(w);
                 }
-                crate::config::RdmaCc::Dctcp(_) => {
-                    r.window_bytes.get_or_insert(bdp(longest_rtt(&net, &routes, r.mss_bytes as u64)));
+                crate::config::RdmaCc::Delay(d) => {
+                    let t = *d.base_rtt_ps.get_or_insert(longest_rtt(&net, &routes, r.mss_bytes as u64));
+                    r.window_bytes.get_or_insert(bdp(t));
                 }
+                crate::config::RdmaCc::Dctcp(_) => r.window_bdp = true,
                 _ => {}
+            }
+            if r.window_bdp {
+                r.window_bytes.get_or_insert(bdp(longest_rtt(&net, &routes, r.mss_bytes as u64)));
             }
         }
         let ports: Vec<Port> = net
@@ -316,7 +314,14 @@ impl Simulation {
                         (hrtt as u128 * l.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64
                     })
                     .collect();
-                Some(Backpressure::new(bdp, b.pause_threshold_bytes))
+                if !(b.sample > 0.0 && b.sample <= 1.0) {
+                    return Err(format!("bfc.sample must be in (0, 1], got {}", b.sample));
+                }
+                let mut bp = Backpressure::new(bdp, b.pause_threshold_bytes);
+                bp.nic_pauses = b.nic_pauses;
+                bp.sample = b.sample;
+                bp.label(&b.labelled_flows);
+                Some(bp)
             }
         };
         let pulled = cfg.transport.pulled();
@@ -889,18 +894,30 @@ impl Simulation {
     /// A data packet enters BFC port `port` (§3.3): the flow table gives
     /// its queue; if that queue is longer than the pause threshold, the
     /// packet counts against the upstream queue it came from, and the
-    /// first such packet pauses it.
+    /// first such packet pauses it. With sampling (App. A.8) only the
+    /// packets drawn for recirculation count, in the table and against
+    /// the upstream; without NIC support (BFC - NIC) nothing counts
+    /// against a NIC.
     fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let pkt = *self.pool.get(hop.id);
+        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
         let p = &mut self.ports[port as usize];
         let Queue::Bfc(b) = &mut p.queue else { unreachable!("a bfc port") };
-        let q = b.assign(flow_hash(pkt.flow), now);
+        let sampled = b.sampled(bp.sample);
+        if bp.sample < 1.0 {
+            bp.set_unsampled(hop.id, !sampled);
+        }
+        let q = b.assign(bp.key(pkt.flow), now, sampled);
         let (before, active) = (b.queue_bytes(q), b.active());
         b.push(hop, q);
         p.add_bytes(hop.size as u64);
-        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
-        if pkt.ingress != NOT_COUNTED && before > bp.threshold(port, active) {
+        let from_nic = || self.nic_host.get((pkt.ingress ^ 1) as usize).is_some_and(|&h| h != u32::MAX);
+        if sampled
+            && pkt.ingress != NOT_COUNTED
+            && before > bp.threshold(port, active)
+            && (bp.nic_pauses || !from_nic())
+        {
             self.pool.get_mut(hop.id).flags |= flags::PAUSE_COUNTED;
             let upstream = pkt.prio as u32;
             if bp.count(pkt.ingress, upstream) {
@@ -920,10 +937,12 @@ impl Simulation {
         let counted = pkt.has(flags::PAUSE_COUNTED);
         pkt.flags &= !flags::PAUSE_COUNTED;
         pkt.prio = q as u64;
-        if let Queue::Bfc(b) = &mut self.ports[port as usize].queue {
-            b.release(flow_hash(flow), now);
+        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
+        let recirculated = bp.sample >= 1.0 || !bp.take_unsampled(id);
+        if let (Queue::Bfc(b), true) = (&mut self.ports[port as usize].queue, recirculated) {
+            b.release(bp.key(flow), now);
         }
-        if counted && self.bp.as_mut().expect("bfc").uncount(ingress, upstream) {
+        if counted && bp.uncount(ingress, upstream) {
             self.send_pfc(ingress, Kind::Resume, upstream, flow);
         }
     }

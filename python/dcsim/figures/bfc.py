@@ -8,7 +8,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Optional
 
 from .model import ModelFigure
 from .core import Figure, Mode, Panel, PaperBound, register
@@ -250,6 +250,10 @@ class BySizeFigure:
     notes: str = ""
     #: The statistics drawn by size, each a panel ("p50": the median).
     shown: tuple = ("mean", "p95", "p99")
+    #: The figure's table and drawing (default: `by_size_table`,
+    #: `draw_by_size`).
+    tabulate: Optional[Callable] = None
+    draw: Optional[Callable] = None
 
     def sweep(self, mode: str):
         from ..errors import SpecError
@@ -278,9 +282,9 @@ class BySizeFigure:
         if not runs:
             raise SpecError(f"{out}: no run completed")
         mark_incasts(runs)
-        table = by_size_table(runs)
+        table = (self.tabulate or by_size_table)(runs)
         stats = self.stats(table, runs)
-        save(self, out, mode, stats, table, draw_by_size(table, runs, self), len(runs), result.failed)
+        save(self, out, mode, stats, table, (self.draw or draw_by_size)(table, runs, self), len(runs), result.failed)
         return result, table
 
 
@@ -450,14 +454,15 @@ def fig11b_stats(t, runs: dict) -> dict:
 
 def _by_size(name: str, title: str, source: str, description: str, cdf: str, flows: dict, stats, paper: tuple,
              notes: str, incasts: bool = False, variants: dict = BFC_VARIANTS, labels: dict = BFC_LABELS,
-             shown: tuple = ("mean", "p95", "p99")) -> BySizeFigure:
+             shown: tuple = ("mean", "p95", "p99"), tabulate: Optional[Callable] = None,
+             draw: Optional[Callable] = None) -> BySizeFigure:
     """A BFC figure of slowdown by size: BFC's set-up with the `cdf` sizes,
     at 60% (or 55% with the incast mix on top), every scheme in."""
     workload = {**BFC_BASE["workload"], "cdf": cdf, **(INCAST if incasts else {})}
     return register(BySizeFigure(
         name=name, title=title, source=source, description=description,
         base={**BFC_BASE, "workload": workload}, variants=variants, labels=labels, flows=flows,
-        stats=stats, paper=paper, notes=BY_SIZE_NOTES + " " + notes, shown=shown))
+        stats=stats, paper=paper, notes=BY_SIZE_NOTES + " " + notes, shown=shown, tabulate=tabulate, draw=draw))
 
 
 #: BFC's incast mix on top (§6.2.1): 20 MB from 100 random hosts to a random
@@ -727,13 +732,14 @@ STRESS_NOTES = ("BFC's Clos and schemes as in bfc-fig11b (docs/schemes.md); BFC 
 
 
 def _stress(name: str, title: str, source: str, description: str, x: str, xlabel: str, quick: Mode, full: Mode,
-            paper: tuple, notes: str, workload: dict, logx: bool = False) -> Figure:
+            paper: tuple, notes: str, workload: dict, logx: bool = False, variants: dict = STRESS_VARIANTS,
+            labels: dict = STRESS_LABELS) -> Figure:
     return register(Figure(
         name=name, title=title, source=source, description=description,
         base={**BFC_BASE, "workload": {**BFC_BASE["workload"], "cdf": FB, **workload}},
         x=x, xlabel=xlabel, facet="workload.cdf", facets=(FB,), facet_labels={FB: "Facebook Hadoop"},
-        series="variant", series_values=tuple(STRESS_VARIANTS), series_labels=STRESS_LABELS,
-        variants=STRESS_VARIANTS, panels=(LONG_MEAN, SHORT_P99), bins=STRESS_BINS, quick=quick, full=full,
+        series="variant", series_values=tuple(variants), series_labels=labels,
+        variants=variants, panels=(LONG_MEAN, SHORT_P99), bins=STRESS_BINS, quick=quick, full=full,
         paper=paper, notes=STRESS_NOTES + " " + notes, logx=logx, exclude_incasts=True))
 
 
@@ -780,4 +786,290 @@ _stress(
     "1,000; full: 100,000 (28 ms, 56 incasts) at 10-2,000.",
     {**INCAST},
     logx=True,
+)
+
+
+# ---- incast flows (Fig. 29) --------------------------------------------------
+
+#: The deployed end-to-end schemes App. A.12 compares BFC's incast flows with.
+DEPLOYED = ("hpcc", "dcqcn", "dctcp")
+
+
+def incast_table(runs: dict) -> "pd.DataFrame":
+    """Each scheme's incast flows: their slowdown's average and
+    percentiles (App. A.12: "slowdown is defined per flow")."""
+    import pandas as pd
+
+    rows = []
+    for variant, data in runs.items():
+        s = data.flows.query("incast").slowdown.dropna()
+        rows.append({"variant": variant, "flows": len(s), "mean": float(s.mean()), "p50": float(s.median()),
+                     "p95": float(s.quantile(0.95)), "p99": float(s.quantile(0.99)), "max": float(s.max())})
+    return pd.DataFrame(rows)
+
+
+def fig29_stats(t, runs: dict) -> dict:
+    at = t.set_index("variant")
+    out = {}
+    for v in (*DEPLOYED, "expresspass", "ideal_fq"):
+        if v in at.index and "bfc" in at.index:
+            for stat in ("mean", "p99"):
+                out[f"{v}_over_bfc_{stat}_incast"] = float(at.loc[v, stat] / at.loc["bfc", stat])
+    deployed = [v for v in DEPLOYED if v in at.index]
+    if deployed and "bfc" in at.index:
+        out["best_deployed_over_bfc_mean_incast"] = float(min(at.loc[v, "mean"] for v in deployed) / at.loc["bfc", "mean"])
+        out["best_deployed_over_bfc_p99_incast"] = float(min(at.loc[v, "p99"] for v in deployed) / at.loc["bfc", "p99"])
+    return out
+
+
+def draw_incasts(t, runs: dict, fig: BySizeFigure):
+    """The incast flows' slowdown: a CDF per scheme, and its average and
+    tail as bars."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figure, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
+    for variant, data in runs.items():
+        x = np.sort(data.flows.query("incast").slowdown.dropna().to_numpy())
+        if len(x):
+            a.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, label=fig.labels.get(variant, variant))
+    a.set_xscale("log")
+    a.set_xlabel("FCT slowdown of an incast flow")
+    a.set_ylabel("CDF (incast flows)")
+    a.grid(alpha=0.3, which="both")
+    a.legend(fontsize=7)
+    stats = ("mean", "p95", "p99")
+    width = 0.8 / len(stats)
+    for k, stat in enumerate(stats):
+        b.bar(np.arange(len(t)) + (k - 1) * width, t[stat], width, label={"mean": "average"}.get(stat, stat))
+    b.set_xticks(np.arange(len(t)), [fig.labels.get(v, v) for v in t.variant], rotation=20, fontsize=7)
+    b.set_ylabel("FCT slowdown")
+    b.grid(alpha=0.3, axis="y")
+    b.legend(fontsize=7)
+    return figure
+
+
+_by_size(
+    "bfc-fig29", "BFC Fig. 29: FCT slowdown of the incast flows, Google RPC at 55% + 5% 100-to-1 incast",
+    "BFC (NSDI'22) App. A.12, Fig. 29",
+    "bfc-fig9's runs (the same points: pass its --out to reuse them), the incast flows alone: each flow's slowdown "
+    "as a CDF per scheme, and its average and tail.",
+    "google_rpc", GOOGLE_FLOWS, fig29_stats,
+    (
+        Statement("App. A.12", "best_deployed_over_bfc_mean_incast", 1.0, math.inf,
+                  "BFC reduces the FCT of incast flows compared to the other feasible schemes (average; the best "
+                  "of HPCC, DCQCN, DCTCP over BFC)"),
+        Statement("App. A.12", "best_deployed_over_bfc_p99_incast", 1.0, math.inf, "... and at the tail"),
+        Statement("§6.2, App. A.12", "hpcc_over_bfc_p99_incast", 1.5, 2.5,
+                  "BFC improves incast flows: 2x better FCTs at the tail than HPCC"),
+    ),
+    "An incast flow's slowdown is its FCT over its size's ideal FCT alone on the fabric (as every flow's). The "
+    "'other feasible schemes' are read as the deployed end-to-end ones (HPCC, DCQCN, DCTCP); ExpressPass's and "
+    "Ideal-FQ's ratios are in the report without a statement. Quick: 50,000 background flows (the first incast); "
+    "full: 750,000 (10 incasts).",
+    incasts=True, tabulate=incast_table, draw=draw_incasts,
+)
+
+
+# ---- parameter sensitivity of the comparison schemes (Fig. 21) ---------------
+
+
+def _sweep_stats(variants: tuple) -> Callable:
+    """A parameter sweep's trends: the last variant (the largest value)
+    over the first (the smallest), for short flows' tail (bins up to
+    3 KB) and long flows' average (the largest bin); and the spread (the
+    largest over the smallest value among all the variants) of each."""
+    import numpy as np
+
+    def stats(t, runs: dict) -> dict:
+        lo, hi = variants[0], variants[-1]
+        out = {"hi_over_lo_p99_short": _ratio(t, hi, lo, "p99", True, 3000),
+               "hi_over_lo_mean_long": _ratio(t, hi, lo, "mean", False, 0)}
+        for key, stat, short in (("p99_short", "p99", True), ("mean_long", "mean", False)):
+            vals = [float(np.median(_short_long(t, v, stat, short, 3000))) for v in variants if v in runs]
+            out[f"spread_{key}"] = max(vals) / min(vals) if vals and min(vals) > 0 else math.nan
+        return out
+    return stats
+
+
+def _sensitivity(letter: str, what: str, scheme: str, values: tuple, fields: Callable, fmt: Callable,
+                 paper: tuple, notes: str) -> BySizeFigure:
+    """Fig. 21(letter): `scheme` on Fig. 11(b)'s set-up (Facebook Hadoop at
+    60%, no incast) with the fields `fields(value)` for each of `values`."""
+    variants = {f"v{k}": {"scheme.name": scheme, **fields(v)} for k, v in enumerate(values)}
+    labels = {f"v{k}": fmt(v) for k, v in enumerate(values)}
+    return _by_size(
+        f"bfc-fig21{letter}", f"BFC Fig. 21({letter}): {what}, Facebook Hadoop at 60%",
+        f"BFC (NSDI'22) App. A.4, Fig. 21({letter})",
+        f"BFC's Fig. 11(b) set-up (Facebook Hadoop sizes, 60% of the core, no incast) with {what}: slowdown by "
+        "size at the average, 95th and 99th percentiles.",
+        FB, FB_FLOWS, _sweep_stats(tuple(variants)), paper,
+        notes + " Short flows: bins up to 3 KB; long: the largest bin. Quick: 5,000 flows; full: 100,000.",
+        variants=variants, labels=labels)
+
+
+_sensitivity(
+    "a", "HPCC's target utilization eta from 90% to 98%", "hpcc", (0.90, 0.95, 0.98), lambda v: {"scheme.eta": v},
+    lambda v: f"HPCC, eta = {v:.0%}",
+    (
+        Statement("App. A.4", "hi_over_lo_p99_short", 1.0, math.inf,
+                  "increasing eta worsens the FCT of short flows (marginally)"),
+        Statement("App. A.4", "hi_over_lo_mean_long", 0.0, 1.0, "... but improves the FCT of long flows (marginally)"),
+    ),
+    "The paper sweeps eta from 90 to 98% without listing its points: we take 90, 95 (the default) and 98%.",
+)
+_sensitivity(
+    "b", "DCTCP's ECN marking thresholds Kmin-Kmax", "dctcp_rdma", ((50, 200), (100, 400), (200, 800)),
+    lambda v: {"scheme.kmin_kb": float(v[0]), "scheme.kmax_kb": float(v[1])},
+    lambda v: f"DCTCP, K = {v[0]}-{v[1]} KB",
+    (
+        Statement("App. A.4", "hi_over_lo_p99_short", 1.0, math.inf,
+                  "increasing the threshold increases the queueing, and short flows' FCT"),
+        Statement("App. A.4", "hi_over_lo_mean_long", 0.0, 1.0, "... but improves link utilization (long flows)"),
+    ),
+    "The paper does not list its thresholds: we halve and double the default 100-400 KB (Kmin-Kmax) of the HPCC "
+    "simulator's DCTCP as BFC ran it.",
+)
+_sensitivity(
+    "c", "ExpressPass's credit buffer size", "expresspass", (4, 8, 16, 32), lambda v: {"scheme.credit_queue_credits": v},
+    lambda v: f"ExpressPass, {v} credits",
+    (
+        Statement("App. A.4", "spread_p99_short", 1.0, 1.5,
+                  "varying the credit buffer size has little impact on performance (short flows)"),
+        Statement("App. A.4", "spread_mean_long", 1.0, 1.5, "... and long flows"),
+    ),
+    "The paper does not list its sizes: we take 4, 8 (its co-author's scripts), 16 (its text) and 32 credits. "
+    "'Little impact' is read as at most 1.5x between the best and the worst of the sizes.",
+)
+_sensitivity(
+    "d", "ExpressPass's alpha (the first credit rate)", "expresspass", (1 / 16, 1 / 8, 1 / 4, 1 / 2), lambda v: {"scheme.alpha": v},
+    lambda v: f"ExpressPass, alpha = 1/{round(1 / v)}",
+    (
+        Statement("App. A.4", "hi_over_lo_mean_long", 1.0, math.inf,
+                  "reducing alpha reduces credit waste and improves long flows' FCT (a larger alpha: worse)"),
+        Statement("App. A.4", "hi_over_lo_p99_short", 0.0, 1.0, "... but increases short flows' FCT (a larger "
+                  "alpha: better)"),
+    ),
+    "The paper does not list its values: we take 1/16 to 1/2 (the default, its co-author's scripts).",
+)
+
+
+# ---- BFC's variants: end-to-end control, partial deployment, sampling, labels
+
+def _buffer_stat(runs: dict, variant: str, q: float) -> float:
+    """A quantile of every switch's buffer occupancy samples (1: the peak)."""
+    b = runs[variant].buffers if variant in runs else None
+    return float(b.bytes.quantile(q)) if b is not None and len(b) else math.nan
+
+
+def _cc_stats(t, runs: dict) -> dict:
+    return {"cc_over_bfc_mean_long": _ratio(t, "bfc_cc", "bfc", "mean", False, 0),
+            "cc_over_bfc_p99_short": _ratio(t, "bfc_cc", "bfc", "p99", True, 3000),
+            "cc_over_bfc_peak_buffer": _buffer_stat(runs, "bfc_cc", 1.0) / _buffer_stat(runs, "bfc", 1.0)}
+
+
+CC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "bfc_cc": {"scheme.name": "bfc", "scheme.cc": "delay"},
+               "hpcc": {"scheme.name": "hpcc"}, "ideal_fq": BFC_VARIANTS["ideal_fq"]}
+CC_LABELS = {"bfc": "BFC 32", "bfc_cc": "BFC 32 (CC)", "hpcc": "HPCC", "ideal_fq": BFC_LABELS["ideal_fq"]}
+CC_LONG = Statement("App. A.1", "cc_over_bfc_mean_long", 0.9, 1.1,
+                    "with the end-to-end control, long flows' FCTs are within 10% of the original BFC's")
+CC_NOTES = ("BFC 32 (CC) is BFC with Algorithm 1 of App. A.1 at the senders (`scheme.cc = \"delay\"`: a window "
+            "steering each ACK's RTT to 2.5 base RTTs, from one BDP; docs/schemes.md). HPCC for reference. Long "
+            "flows: the largest bin; short: bins up to 3 KB; peak buffer: the largest sample of any switch's "
+            "buffer. 'Improves by 30%' is read as a ratio of 0.55-0.85.")
+_on_fig11a(
+    "bfc-fig16a", "BFC Fig. 16(a): BFC with end-to-end congestion control, Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.1, Fig. 16(a)",
+    "BFC's Fig. 11(a) set-up with BFC 32 and BFC 32 (CC), its simple delay-based end-to-end control on top: "
+    "99th percentile slowdown by size and buffer occupancy.",
+    _cc_stats,
+    (
+        CC_LONG,
+        Statement("App. A.1", "cc_over_bfc_p99_short", 0.55, 0.85,
+                  "with incast, the control improves short flows' 99th percentile by 30%"),
+        Statement("App. A.1", "cc_over_bfc_peak_buffer", 0.55, 0.85, "... and the peak buffer occupancy by 30%"),
+    ),
+    CC_NOTES, CC_VARIANTS, CC_LABELS,
+)
+_by_size(
+    "bfc-fig16b", "BFC Fig. 16(b): BFC with end-to-end congestion control, Facebook Hadoop at 60%",
+    "BFC (NSDI'22) App. A.1, Fig. 16(b)",
+    "As bfc-fig16a without incast (BFC's Fig. 11(b) set-up).",
+    FB, FB_FLOWS, _cc_stats, (CC_LONG,), CC_NOTES + " Quick: 5,000 flows; full: 100,000.",
+    variants=CC_VARIANTS, labels=CC_LABELS, shown=("p99",),
+)
+
+
+def fig25_stats(t, runs: dict) -> dict:
+    c = {v: runs[v].summary["counters"] for v in runs}
+    out = {}
+    for v in ("nic", "sampling"):
+        if v not in runs:
+            continue
+        out[f"{v}_over_bfc_p99_all_bins"] = _ratio(t, v, "bfc", "p99", True, math.inf)
+        out[f"{v}_over_bfc_buffer_p99"] = _buffer_stat(runs, v, 0.99) / _buffer_stat(runs, "bfc", 0.99)
+        out[f"{v}_over_bfc_buffer_p999"] = _buffer_stat(runs, v, 0.999) / _buffer_stat(runs, "bfc", 0.999)
+        out[f"{v}_drops"] = float(c[v]["dropped_pkts"])
+    out["nic_peak_buffer_over_size"] = _buffer_stat(runs, "nic", 1.0) / 12e6 if "nic" in runs else math.nan
+    if "sampling" in runs:
+        out["sampling_extra_retransmitted_fraction"] = (
+            (c["sampling"]["retransmitted_pkts"] - c["bfc"]["retransmitted_pkts"]) / max(c["sampling"]["data_pkts"], 1))
+    return out
+
+
+_on_fig11a(
+    "bfc-fig25", "BFC Fig. 25: BFC - NIC and BFC + sampling, Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.8, Fig. 25",
+    "BFC's Fig. 11(a) set-up with two deployment variants: BFC - NIC (NICs ignore backpressure; each flow caps its "
+    "packets in flight at one end-to-end BDP) and BFC + sampling (switches recirculate half the packets, and only "
+    "those count in the flow table and pause counters): 99th percentile slowdown by size and buffer occupancy.",
+    fig25_stats,
+    (
+        Statement("App. A.8", "nic_over_bfc_p99_all_bins", 0.8, 1.25,
+                  "BFC - NIC: collisions, hence FCTs, similar to the original BFC"),
+        Statement("App. A.8, Fig. 25(b)", "nic_over_bfc_buffer_p999", 1.0, 3.0,
+                  "BFC - NIC experiences moderately increased buffering (at the ToR)"),
+        Statement("App. A.8", "nic_peak_buffer_over_size", 0.0, 1.0, "... still below the buffer size"),
+        Statement("App. A.8", "nic_drops", 0, 0, "... and there are no drops"),
+        Statement("App. A.8", "sampling_over_bfc_p99_all_bins", 0.8, 1.25,
+                  "BFC + sampling: nearly identical tail slowdowns"),
+        Statement("App. A.8", "sampling_over_bfc_buffer_p99", 0.8, 1.25, "... and switch buffer occupancy"),
+        Statement("App. A.8", "sampling_extra_retransmitted_fraction", 0.0, 0.0004,
+                  "with sampling, fewer than 0.04% of the packets were retransmitted due to reordering"),
+    ),
+    "BFC - NIC: the first switch counts nothing against a NIC and sends it no frames (`scheme.nic_pauses = "
+    "false`); the window is the network's longest base RTT at line rate. Sampling at 50% (`scheme.sample = 0.5`); "
+    "packets reordered by a queue change draw go-back-N retransmissions, counted as BFC + sampling's "
+    "retransmissions above BFC's over its data packets. 'Similar' and 'nearly identical' are read as within 0.8-1.25x "
+    "(the median over the size bins of the ratio of 99th percentiles); 'moderately increased' as 1-3x at the 99.9th "
+    "percentile of the switches' buffer samples.",
+    {"bfc": {"scheme.name": "bfc"}, "nic": {"scheme.name": "bfc", "scheme.nic_pauses": False},
+     "sampling": {"scheme.name": "bfc", "scheme.sample": 0.5}},
+    {"bfc": "BFC", "nic": "BFC - NIC", "sampling": "BFC + sampling"},
+)
+
+
+#: Fig. 24: Fig. 13's runs and BFC + IncastLabel.
+LABEL_VARIANTS = {**STRESS_VARIANTS, "bfc32_label": {"scheme.name": "bfc", "scheme.incast_label": True}}
+LABEL_LABELS = {**STRESS_LABELS, "bfc32": "BFC 32 + Flow FQ", "bfc32_label": "BFC 32 + IncastLabel"}
+_stress(
+    "bfc-fig24", "BFC Fig. 24: BFC + IncastLabel against incast degree (Facebook Hadoop, 55% + 5% incast)",
+    "BFC (NSDI'22) App. A.7, Fig. 24",
+    "bfc-fig13's set-up and schemes (the same points) with BFC + IncastLabel: the senders label incast flows, and "
+    "every BFC port puts the labelled flows in one queue (one flow-table entry). Long flows' average and short "
+    "flows' tail slowdown; incast flows left out.",
+    "workload.incasts.senders", "Incast degree",
+    Mode(x_values=(10, 100, 1000), flows=5_000), Mode(x_values=(10, 50, 100, 200, 500, 1000, 2000), flows=100_000),
+    tuple(
+        PaperBound("App. A.7", FB, panel, "bfc32_label", -math.inf, 0.0,
+                   f"BFC + IncastLabel achieves the best performance in all scenarios ({what}, against {other})",
+                   relative_to=other)
+        for panel, what in (("long_mean", "long flows"), ("short_p99", "short flows' tail"))
+        for other in ("bfc32", "hpcc", "dctcp")
+    ),
+    "'The best performance across all the scenarios' is checked against BFC 32 (+ Flow FQ), HPCC and DCTCP at "
+    "every degree, for both statistics (BFC 128, in the plot, has four times the queues). Quick: 5,000 background "
+    "flows per point at degrees 10, 100, 1,000; full: 100,000 at 10-2,000.",
+    {**INCAST},
+    logx=True, variants=LABEL_VARIANTS, labels=LABEL_LABELS,
 )

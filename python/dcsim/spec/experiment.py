@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from ..errors import SpecError
 from .base import Model, field, ps
@@ -34,6 +34,12 @@ class Spec(Model):
                                  description="switch buffers: per port (the scheme's) or shared per switch, with PFC")
     workload: Workload = Field(default_factory=Workload, description="the flows")
     run: RunOptions = Field(default_factory=RunOptions, description="run options")
+
+    @model_validator(mode="after")
+    def _labels_need_incasts(self) -> "Spec":
+        if getattr(self.scheme, "incast_label", False) and self.workload.incasts is None:
+            raise ValueError("scheme.incast_label labels the flows of workload.incasts, and the workload has none")
+        return self
 
     def with_overrides(self, **dotted: Any) -> "Spec":
         """A copy with ``{"workload.load": 0.3, ...}`` applied; its name
@@ -296,7 +302,11 @@ def engine_config(spec: Spec) -> dict:
     if w.queries is not None or w.pings is not None or w.incasts is not None:
         from ..extras import with_extras
 
-        config["workload"], _, _ = with_extras(config, spec, _capacity(spec))
+        config["workload"], kinds, _ = with_extras(config, spec, _capacity(spec))
+        if getattr(spec.scheme, "incast_label", False):
+            import numpy as np
+
+            config["bfc"]["labelled_flows"] = np.flatnonzero(kinds == INCAST).tolist()
     return config
 
 

@@ -113,9 +113,17 @@ impl BfcQueues {
         e.hop.dst == LINK_LOCAL || e.flow & 1 == 1
     }
 
+    /// Whether the next packet is recirculated (App. A.8's sampling: with
+    /// probability `p`; all of them, drawing nothing, at 1).
+    pub fn sampled(&mut self, p: f64) -> bool {
+        p >= 1.0 || self.rng.gen::<f64>() < p
+    }
+
     /// The queue for a packet of the flow with hash `h`, arriving at `now`;
-    /// the flow table counts the packet in.
-    pub fn assign(&mut self, h: u64, now: Time) -> usize {
+    /// the flow table counts the packet in if `counted` (sampling counts
+    /// only recirculated packets, App. A.8: a flow whose counted packets
+    /// have all left may get a new queue while others are still here).
+    pub fn assign(&mut self, h: u64, now: Time, counted: bool) -> usize {
         let n = self.queues.len();
         if self.assign == Assign::Single {
             return 0;
@@ -138,7 +146,7 @@ impl BfcQueues {
             self.assignments += 1;
             self.collisions += !self.queues[q].is_empty() as u64;
         }
-        self.table[i] = TableEntry { queue: q as u16, size: e.size + 1, ts: now };
+        self.table[i] = TableEntry { queue: q as u16, size: e.size + counted as u32, ts: now };
         q
     }
 
@@ -268,27 +276,27 @@ mod tests {
     #[test]
     fn new_flows_take_empty_queues_and_keep_them_while_they_have_packets() {
         let mut b = BfcQueues::new(4, 400, Assign::Dynamic, 1048, 4_000_000);
-        let qa = b.assign(11, 1);
+        let qa = b.assign(11, 1, true);
         b.push(hop(0, 1000), qa);
-        let qb = b.assign(22, 2);
+        let qb = b.assign(22, 2, true);
         b.push(hop(1, 1000), qb);
         assert_ne!(qa, qb);
         // flow 11 again: its packet is still here, same queue
-        assert_eq!(b.assign(11, 3), qa);
+        assert_eq!(b.assign(11, 3, true), qa);
         b.push(hop(2, 1000), qa);
         // all four queues busy: a fifth flow collides with one of them
         for (h, id) in [(33, 3), (44, 4)] {
-            let q = b.assign(h, 4);
+            let q = b.assign(h, 4, true);
             b.push(hop(id, 1000), q);
         }
         assert_eq!(b.collisions, 0);
-        let q = b.assign(55, 5);
+        let q = b.assign(55, 5, true);
         assert!(q < 4);
         assert_eq!(b.collisions, 1);
         assert_eq!(b.assignments, 5, "flow 11's second packet is no new assignment");
         // flow 22's packet leaves; within the sticky time it keeps its queue
         b.release(22, 10);
-        assert_eq!(b.assign(22, 11), qb);
+        assert_eq!(b.assign(22, 11, true), qb);
         assert_eq!(b.assignments, 5);
     }
 
@@ -297,12 +305,12 @@ mod tests {
         // the hash alone picks the queue; the flow table only tells new
         // flows apart, to count those that land on a queue with packets
         let mut b = BfcQueues::new(4, 400, Assign::Stochastic, 1048, 0);
-        assert_eq!(b.assign(1, 1), 1);
+        assert_eq!(b.assign(1, 1, true), 1);
         b.push(hop(0, 1000), 1);
-        assert_eq!(b.assign(5, 2), 1); // 5 % 4: the busy queue
+        assert_eq!(b.assign(5, 2, true), 1); // 5 % 4: the busy queue
         b.push(hop(1, 1000), 1);
-        assert_eq!(b.assign(2, 3), 2);
-        assert_eq!(b.assign(401, 4), 1, "a flow sharing flow 1's table entry still goes by its hash");
+        assert_eq!(b.assign(2, 3, true), 2);
+        assert_eq!(b.assign(401, 4, true), 1, "a flow sharing flow 1's table entry still goes by its hash");
         assert_eq!((b.assignments, b.collisions), (3, 1));
     }
 

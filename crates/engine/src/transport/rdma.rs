@@ -4,8 +4,9 @@
 //! optional window, go-back-N loss recovery, and a receiver that ACKs every
 //! packet. Rate control is a congestion-control variant (`RdmaCc`): none
 //! (line rate: BFC's hosts), DCQCN (Mellanox's version, the simulator's
-//! `--cc dcqcn`), HPCC (`--cc hp`) or DCTCP (`--cc dctcp`, rate-based, with
-//! an optional slow start of our own for BFC's Fig. 23).
+//! `--cc dcqcn`), HPCC (`--cc hp`), DCTCP (`--cc dctcp`, rate-based, with
+//! an optional slow start of our own for BFC's Fig. 23) or BFC's own
+//! delay-based window (App. A.1, BFC + CC).
 //!
 //! The NIC pulls packets (`Transport::poll`): when its line is free it
 //! asks its flows in turn for the next packet; a flow answers with one, or
@@ -22,7 +23,7 @@
 //! sender that heard nothing for that long, and counts as a timeout.
 
 use super::Segment;
-use crate::config::{DctcpRdmaConfig, HpccConfig, RdmaCc, RdmaConfig};
+use crate::config::{DctcpRdmaConfig, DelayCcConfig, HpccConfig, RdmaCc, RdmaConfig};
 use crate::packet::{flags, Kind, Packet};
 use crate::time::{serialization, Time};
 use crate::workload::FlowSpec;
@@ -149,6 +150,8 @@ pub struct RdmaFlow {
     dcqcn: Dcqcn,
     hpcc: Hpcc,
     dctcp: Dctcp,
+    /// The delay-based window (`RdmaCc::Delay`), packets.
+    delay_w: f64,
     /// Bytes of the last packet sent (to re-pace it when the rate changes).
     last_size: u16,
     pub retx: u32,
@@ -194,6 +197,8 @@ impl RdmaFlow {
             },
             // alpha starts at 1 (the simulator's `RdmaQueuePair`)
             dctcp: Dctcp { alpha: 1.0, marks: 0, batch: 0, last_update_seq: None, cwr: false, high_seq: 0, slow_start },
+            // Algorithm 1: w = 1 BDP
+            delay_w: cfg.window_bytes.unwrap_or(0) as f64 / mss as f64,
             last_size: 0,
             retx: 0,
             timeouts: 0,
@@ -212,6 +217,9 @@ impl RdmaFlow {
     /// The window in packets (0: none): `window_bytes` scaled by the rate
     /// over the line rate with `var_win` (the simulator's `GetWin`).
     fn window(&self, cfg: &RdmaConfig) -> u64 {
+        if let RdmaCc::Delay(_) = cfg.cc {
+            return ((self.delay_w * cfg.mss_bytes as f64) as u64).max(1);
+        }
         let Some(w) = cfg.window_bytes else { return 0 };
         let w = if cfg.var_win { (w as u128 * self.rate_bps as u128 / self.line_bps as u128) as u64 } else { w };
         w.max(1)
@@ -301,8 +309,24 @@ impl RdmaFlow {
             RdmaCc::Dcqcn(_) if ack.has(flags::ECE) => self.cnp(now, cfg),
             RdmaCc::Hpcc(h) => self.hpcc_ack(ack.seq, int, h),
             RdmaCc::Dctcp(d) => self.dctcp_ack(ack, newly_acked, d, cfg),
+            RdmaCc::Delay(d) => self.delay_ack(now.saturating_sub(ack.ts), d, cfg),
             _ => {}
         }
+    }
+
+    /// BFC's simple end-to-end control (App. A.1, Algorithm 1), on every
+    /// ACK with its RTT sample: above the target (`target_factor` x the
+    /// base RTT) the window falls by (RTT - target) / RTT packets, below it
+    /// grows by (target - RTT) / RTT, so within an RTT it goes from w to
+    /// about w x target / RTT. The paper gives no bounds: we keep it
+    /// between one packet and the target RTT's BDP (more could not be in
+    /// flight at the target RTT and line rate).
+    fn delay_ack(&mut self, rtt: Time, d: &DelayCcConfig, cfg: &RdmaConfig) {
+        let t = d.base_rtt_ps.expect("resolved by the simulation") as f64;
+        let target = d.target_factor * t;
+        let rtt = (rtt as f64).max(1.0);
+        let bdp = cfg.window_bytes.expect("resolved by the simulation") as f64 / cfg.mss_bytes as f64;
+        self.delay_w = (self.delay_w + (target - rtt) / rtt).clamp(1.0, (bdp * d.target_factor).max(1.0));
     }
 
     /// DCTCP on an ACK (the simulator's `HandleAckDctcp`): once per window
@@ -544,6 +568,7 @@ mod tests {
             line_rate_bps: 100_000_000_000,
             window_bytes: window,
             var_win: false,
+            window_bdp: false,
             nack_interval_ps: 500_000_000,
             rto_ps: None,
             cc,
@@ -664,6 +689,39 @@ mod tests {
         f.on_ack(24_000_000, &ack(23), &[hop(24_000_000, 250_000, 100_000)], &c);
         f.on_ack(32_000_000, &ack(24), &[hop(32_000_000, 350_000, 100_000)], &c);
         assert!(f.rate_bps() < before * 6 / 10, "{}", f.rate_bps());
+    }
+
+    #[test]
+    fn delay_window_moves_by_the_rtt_against_its_target() {
+        // BFC App. A.1, Algorithm 1: T = 8 us, target 2.5 T = 20 us, w
+        // starts at the BDP (100 packets of 1000 B)
+        let d = DelayCcConfig { target_factor: 2.5, base_rtt_ps: Some(8_000_000) };
+        let c = cfg(RdmaCc::Delay(d), Some(100_000));
+        let mut f = RdmaFlow::new(&spec(10_000_000), &c);
+        assert_eq!(f.window(&c), 100_000);
+        assert_eq!(send(&mut f, 200, &c), 100, "one BDP in flight");
+        // an ACK whose packet took 40 us (twice the target): w -= 0.5
+        let sent_at = |t: Time| Packet { ts: t, ..ack(1, 0) };
+        f.on_ack(40_000_000, &sent_at(0), &[], &c);
+        assert!((f.delay_w - 99.5).abs() < 1e-9, "{}", f.delay_w);
+        // at 10 us (half the target): w += 1
+        f.on_ack(50_000_000, &Packet { seq: 2, ..sent_at(40_000_000) }, &[], &c);
+        assert!((f.delay_w - 100.5).abs() < 1e-9);
+        // a whole window of ACKs at 25 us takes w to about w x 20/25
+        let w0 = f.delay_w;
+        for k in 0..100u32 {
+            f.on_ack(100_000_000, &Packet { seq: 3 + k, ..sent_at(75_000_000) }, &[], &c);
+        }
+        assert!((f.delay_w / w0 - 0.8).abs() < 0.03, "{} -> {}", w0, f.delay_w);
+        // bounded: never below one packet, never above the target's BDP
+        for k in 0..10_000u32 {
+            f.on_ack(1_000_000_000, &Packet { seq: 103 + k, ..sent_at(0) }, &[], &c);
+        }
+        assert_eq!(f.delay_w, 1.0);
+        for k in 0..10_000u32 {
+            f.on_ack(1_000_000_000, &Packet { seq: 103 + k, ..sent_at(999_999_000) }, &[], &c);
+        }
+        assert_eq!(f.delay_w, 250.0);
     }
 
     fn dctcp(iw: Option<u32>) -> RdmaConfig {

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 BFC3 = "BFC NSDI'22 §3"
 BFC62 = "BFC NSDI'22 §6.2.1"
+BFC_A = "BFC NSDI'22 App. A"
 
 
 class BfcScheme(RdmaFamily):
@@ -47,13 +48,28 @@ class BfcScheme(RdmaFamily):
                                      "not given in the paper)", ge=1)
     rto_us: Optional[float] = field(1000.0, "a safety timeout (BFC switches drop only when the buffer is full; "
                                             "go-back-N's NACKs recover all but a flow's last packets)", gt=0)
+    cc: Literal["none", "delay"] = field(
+        "none", "end-to-end control on top: none (BFC as evaluated) or delay (BFC + CC: a window steering each "
+                "ACK's RTT towards rtt_target x the base RTT, Algorithm 1; Figs. 15-16)", source=BFC_A + ".1")
+    rtt_target: float = field(2.5, "BFC + CC's target RTT, in base RTTs", source=BFC_A + ".1", gt=1)
+    nic_pauses: bool = field(True, "NICs take pauses; false: BFC - NIC (the first switch counts nothing against "
+                                   "a NIC, and each flow caps its packets in flight at one end-to-end BDP; Fig. 25)",
+                             source=BFC_A + ".8")
+    sample: float = field(1.0, "the fraction of packets a switch recirculates; only those count in the flow table "
+                               "and against the upstream (BFC + sampling: 0.5; Fig. 25)", source=BFC_A + ".8",
+                          gt=0, le=1)
+    incast_label: bool = field(False, "BFC + IncastLabel: the flows of workload.incasts share one flow-table entry "
+                                      "(one queue) at every port (Fig. 24)", source=BFC_A + ".7")
 
     pfc: ClassVar[bool] = False
     acks_high_priority: ClassVar[bool] = True
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         hrtt = self.hrtt_us if self.hrtt_us is not None else 2 * spec.topology.max_link_delay_us()
-        transport, port = self.rdma_engine(spec, {"kind": "none"})
+        cc = {"kind": "delay", "target_factor": self.rtt_target} if self.cc == "delay" else {"kind": "none"}
+        transport, port = self.rdma_engine(spec, cc)
+        # BFC - NIC: each flow's packets in flight capped at the BDP
+        transport["window_bdp"] = not self.nic_pauses
         port["switch"] = {"discipline": {
             "kind": "bfc",
             "queues": self.queues,
@@ -65,7 +81,11 @@ class BfcScheme(RdmaFamily):
         return transport, port
 
     def extra_config(self, spec: "Spec") -> dict:
+        # the labelled flows are filled in with the incasts (`engine_config`)
         return {"bfc": {
             "hrtt_ps": None if self.hrtt_us is None else ps(self.hrtt_us),
             "pause_threshold_bytes": None if self.pause_threshold_kb is None else round(self.pause_threshold_kb * 1000),
+            "nic_pauses": self.nic_pauses,
+            "sample": self.sample,
+            "labelled_flows": [],
         }}
