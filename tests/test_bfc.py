@@ -215,3 +215,48 @@ def test_delay_control_on_top_keeps_many_flows_from_filling_the_queues(write_tra
     finish = (cc.flows.start_s + cc.flows.fct_s).max()
     assert 32 * cc.flows.ideal_fct_s.iloc[0] / finish > 0.9
     assert cc.summary["counters"]["dropped_pkts"] == 0
+
+
+def test_queueing_delay_is_each_packets_wait_at_the_switch(write_trace):
+    # two one-packet messages reach the switch together: one leaves at
+    # once, the other waits exactly one packet's serialization (1048 B at
+    # 100 Gb/s); a flow alone at line rate never waits
+    spec = _star(write_trace, [(0.0, 1, 0, 1000), (0.0, 2, 0, 1000), (1e-3, 3, 4, 200_000)], 5)
+    spec = spec.model_copy(update={"run": spec.run.model_copy(update={"queueing_delay": True})})
+    d = run_all(spec).summary["queueing_delay"]
+    one = d["leaf_or_edge_single"]
+    assert one["packets"] == 2 and one["max_us"] == pytest.approx(1048 * 8 / 100e9 * 1e6, abs=1e-9)
+    assert one["mean_us"] == pytest.approx(one["max_us"] / 2, abs=1e-9)
+    allp = d["leaf_or_edge"]
+    assert allp["packets"] == 2 + 200 and allp["max_us"] == one["max_us"] and allp["p95_us"] == 0
+
+
+def test_queueing_delay_needs_shared_buffers():
+    from dcsim.errors import SpecError
+    from dcsim.simulate import build
+
+    with pytest.raises(SpecError, match="queueing_delay"):
+        build(Spec.model_validate({"scheme": {"name": "pfabric"}, "run": {"queueing_delay": True}}))
+
+
+def test_a_long_flow_lasts_the_run_on_top_of_the_workload():
+    from dcsim.errors import SpecError
+    from dcsim.spec.experiment import long_flow_ids
+
+    base = {"topology": {"kind": "star", "hosts": 5, "rate_gbps": 100.0, "link_delay_us": 1.0},
+            "scheme": {"name": "bfc"},
+            "workload": {"cdf": "fb_hadoop", "matrix": "many_to_one", "dst": 0, "load": 0.3, "flows": 200,
+                         "long_flows": {"src": 1, "dst": 0}}}
+    with pytest.raises(SpecError, match="stop_time_s"):
+        run_all(Spec.model_validate(base))
+    spec = Spec.model_validate({**base, "run": {"stop_time_s": 0.001}})
+    r = run_all(spec)
+    ids = long_flow_ids(spec)
+    assert (ids >= 0).sum() == 1 and ids[0] == 0  # it starts with the workload, before its first flow
+    lf = r.flows[r.flows.flow_id == 0].iloc[0]
+    assert lf.size_bytes == 10**12 and lf.src == 1 and lf.dst == 0 and lf.slowdown != lf.slowdown
+    # it gets what the cross traffic leaves of the link (30% load), less its headers
+    share = lf.delivered_bytes * 8 / 1e-3 / 100e9
+    assert 0.5 < share < 1000 / 1048
+    with pytest.raises(ValueError, match="same host"):
+        Spec.model_validate({**base, "workload": {**base["workload"], "long_flows": {"src": 0, "dst": 0}}})

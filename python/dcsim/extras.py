@@ -1,6 +1,7 @@
 """Flows on top of a workload: partition-aggregate queries
 (`[workload.queries]`, PIAS §V-B, Figs. 8-9), pings (`[workload.pings]`,
-PIAS Fig. 10) and BFC's incast mix (`[workload.incasts]`, BFC §6.2.1). The engine's generator gives the workload's own flows; the extra
+PIAS Fig. 10), BFC's incast mix (`[workload.incasts]`, BFC §6.2.1) and
+long-lived flows (`[workload.long_flows]`, BFC Table 1). The engine's generator gives the workload's own flows; the extra
 flows are merged in by start time and the engine runs the result as a
 trace. `spec.experiment.extra_ids` recomputes which flow is which."""
 
@@ -37,11 +38,11 @@ def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "n
     """The workload of `config` (a resolved engine configuration without
     extra flows) with the spec's queries, pings and incasts on top: merged
     by start time (the workload's flow first on a tie, then queries, then
-    pings, then incasts; a query's answers in host order, an incast's in
-    the order its senders were drawn). Returns the engine's trace workload
-    and, per flow id, its kind (0: the workload's, 1: a query's answer, 2:
-    a ping, 3: an incast's flow) and its query, ping or incast number (-1
-    for the workload's). `capacity_bps`: what workload.load is a fraction
+    pings, then incasts, then long flows; a query's answers in host order,
+    an incast's in the order its senders were drawn). Returns the engine's
+    trace workload and, per flow id, its kind (0: the workload's, 1: a
+    query's answer, 2: a ping, 3: an incast's flow, 4: a long flow) and its
+    query, ping, incast or long flow number (-1 for the workload's). `capacity_bps`: what workload.load is a fraction
     of (for the incasts' interval)."""
     import json
 
@@ -92,6 +93,11 @@ def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "n
         n = len(t)
         cols.append((t, np.full(n, p.src, dtype=np.int64), np.full(n, p.dst, dtype=np.int64),
                      np.full(n, p.bytes, dtype=np.int64), np.arange(n), 2))
+    if w.long_flows is not None:
+        lf = w.long_flows
+        n = lf.count
+        cols.append((np.full(n, start, dtype=np.int64), np.full(n, lf.src, dtype=np.int64),
+                     np.full(n, lf.dst, dtype=np.int64), np.full(n, lf.bytes, dtype=np.int64), np.arange(n), 4))
     start_ps, src, dst, size, group = (np.concatenate([c[i] for c in cols]) for i in range(5))
     kind = np.concatenate([np.full(len(c[0]), c[5], dtype=np.int64) for c in cols])
     order = np.lexsort((np.where(kind == 3, 2.5, kind), start_ps))  # by time, then kind (pings before incasts)

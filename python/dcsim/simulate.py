@@ -260,6 +260,12 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         # packets (Fig. 27(b)), over all switch ports
         collided = sum(p["bfc_collisions"] for p in ports)
         out["bfc"] = {"assignments": assigned, "collisions": collided, "collision_fraction": collided / assigned}
+    if eng.get("queueing_delay"):
+        # data packets' queueing delays at switches, by tier, in us: all
+        # of them, and those of one-packet flows ("<tier>_single")
+        out["queueing_delay"] = {tier_names[r["tier"]] + ("_single" if r["single"] else ""): {
+            "packets": r["packets"], **{k.replace("_ps", "_us"): v * 1e-6 for k, v in r.items() if k.endswith("_ps")}}
+            for r in eng["queueing_delay"]}
     if any(any(row) for row in eng["prio_losses"]["arrivals"]):
         out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)

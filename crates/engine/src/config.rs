@@ -36,6 +36,10 @@ pub struct Config {
     /// BFC's backpressure, when the switch ports are BFC's.
     #[serde(default)]
     pub bfc: Option<BfcConfig>,
+    /// Keep every data packet's queueing delay at the switches (shared
+    /// buffers only; `metrics::QueueingDelay`).
+    #[serde(default)]
+    pub queueing_delay: bool,
 }
 
 /// A switch's shared buffer and its PFC (`buffer.rs`).

@@ -11,8 +11,8 @@ use std::collections::{HashMap, VecDeque};
 use crate::event::{slot_bits_for, Calendar, Event};
 use crate::nic::{Nic, NicState};
 use crate::metrics::{
-    BufferSample, Conservation, Counters, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
-    UnfinishedRecord,
+    BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
+    QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port};
@@ -204,6 +204,8 @@ pub struct Simulation {
     telemetry: bool,
     /// BFC's pause counters, when the switch ports are BFC's.
     bp: Option<Backpressure>,
+    /// Data packets' queueing delays at switches (`queueing_delay`).
+    delays: Option<QueueingDelay>,
 }
 
 /// `Packet::seq` of a PFC frame that pauses a whole port (BFC's frames
@@ -329,6 +331,10 @@ impl Simulation {
         if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
             return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
         }
+        if cfg.queueing_delay && cfg.shared_buffer.is_none() {
+            return Err("queueing delays are kept at switches with a shared buffer: set shared_buffer".into());
+        }
+        let delays = cfg.queueing_delay.then(QueueingDelay::default);
         if telemetry && cfg.shared_buffer.is_none() {
             return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
@@ -431,6 +437,7 @@ impl Simulation {
             int: Vec::new(),
             telemetry,
             bp,
+            delays,
             buffers,
             buffer_samples: Vec::new(),
         })
@@ -788,6 +795,9 @@ impl Simulation {
             let Some(hop) = p.dequeue() else { return };
             if self.buffers.is_some() {
                 self.release(port, hop.id);
+                if let Some(d) = &mut self.delays {
+                    d.leave(hop.id, start, self.net.nodes[self.net.links[port as usize].node as usize].tier);
+                }
             }
             self.transmit_at(port, hop, start, false);
         }
@@ -824,6 +834,14 @@ impl Simulation {
                 }
                 Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause, WHOLE_PORT, 0),
                 Ok(_) => {}
+            }
+        }
+        if counted && self.delays.is_some() {
+            let pkt = *self.pool.get(hop.id);
+            if pkt.kind == Kind::Data {
+                let mss = self.cfg.transport.mss_bytes() as u64;
+                let single = self.flows.get(pkt.slot, pkt.flow).is_some_and(|f| f.spec.size <= mss);
+                self.delays.as_mut().expect("checked").enter(hop.id, now, single);
             }
         }
         let p = &mut self.ports[port as usize];
@@ -1643,6 +1661,12 @@ impl Simulation {
                 },
             })
             .collect()
+    }
+
+    /// Data packets' queueing delays at switches, by tier (`None` unless
+    /// `queueing_delay` is on).
+    pub fn queueing_delays(&self) -> Option<Vec<DelayReport>> {
+        self.delays.as_ref().map(QueueingDelay::reports)
     }
 
     /// Counters with the port-level totals folded in.

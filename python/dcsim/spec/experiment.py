@@ -235,7 +235,9 @@ def engine_config(spec: Spec) -> dict:
     if (w.matrix in ("many_to_one", "incast", "bulk") or w.queries is not None) and w.dst >= hosts:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
     for name, h in (("workload.src", w.src if w.matrix == "bulk" else None),
-                    ("workload.pings.src", w.pings and w.pings.src), ("workload.pings.dst", w.pings and w.pings.dst)):
+                    ("workload.pings.src", w.pings and w.pings.src), ("workload.pings.dst", w.pings and w.pings.dst),
+                    ("workload.long_flows.src", w.long_flows and w.long_flows.src),
+                    ("workload.long_flows.dst", w.long_flows and w.long_flows.dst)):
         if h is not None and h >= hosts:
             raise SpecError(f"{name}: {h} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
@@ -290,6 +292,7 @@ def engine_config(spec: Spec) -> dict:
         "model": model,
         "shared_buffer": shared_buffer,
         **(spec.scheme.extra_config(spec) if hasattr(spec.scheme, "extra_config") else {}),
+        "queueing_delay": spec.run.queueing_delay,
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
@@ -297,9 +300,14 @@ def engine_config(spec: Spec) -> dict:
     }
     if w.queries is not None and spec.run.fct_at != "receiver":
         raise SpecError("workload.queries: a query completes at the client; set run.fct_at = \"receiver\"")
+    if spec.run.queueing_delay and spec.buffer.resolved_model(spec.scheme) != "shared":
+        raise SpecError("run.queueing_delay is kept at shared-buffer switches: use a scheme that runs on them (the "
+                        "RDMA schemes, BFC) or set buffer.model = \"shared\"")
+    if w.long_flows is not None and spec.run.stop_time_s is None and w.long_flows.bytes >= 10**10:
+        raise SpecError(f"workload.long_flows of {w.long_flows.bytes:,} bytes last the run: set run.stop_time_s")
     if w.pings is not None and spec.run.fct_at != "sender":
         raise SpecError("workload.pings: a ping's round trip ends at the sender; set run.fct_at = \"sender\"")
-    if w.queries is not None or w.pings is not None or w.incasts is not None:
+    if w.queries is not None or w.pings is not None or w.incasts is not None or w.long_flows is not None:
         from ..extras import with_extras
 
         config["workload"], kinds, _ = with_extras(config, spec, _capacity(spec))
@@ -361,14 +369,14 @@ def extra_flows(spec: Spec):
     from ..extras import with_extras
 
     w = spec.workload
-    if w.queries is None and w.pings is None and w.incasts is None:
+    if w.queries is None and w.pings is None and w.incasts is None and w.long_flows is None:
         return None
     plain = spec.model_copy(update={"workload": w.model_copy(update={"queries": None, "pings": None,
-                                                                      "incasts": None})})
+                                                                      "incasts": None, "long_flows": None})})
     return with_extras(engine_config(plain), spec, _capacity(spec))[1:]
 
 
-QUERY, PING, INCAST = 1, 2, 3  # the kinds of extra flows (extra_flows)
+QUERY, PING, INCAST, LONG = 1, 2, 3, 4  # the kinds of extra flows (extra_flows)
 
 
 def extra_ids(spec: Spec, kind: int):
@@ -377,7 +385,8 @@ def extra_ids(spec: Spec, kind: int):
     the spec has none of that kind."""
     import numpy as np
 
-    on = {QUERY: spec.workload.queries, PING: spec.workload.pings, INCAST: spec.workload.incasts}[kind]
+    on = {QUERY: spec.workload.queries, PING: spec.workload.pings, INCAST: spec.workload.incasts,
+          LONG: spec.workload.long_flows}[kind]
     kinds = extra_flows(spec) if on is not None else None
     if kinds is None:
         return None
@@ -395,6 +404,12 @@ def incast_ids(spec: Spec):
     """Per flow id, the incast of `workload.incasts` it belongs to (-1: any
     other flow); None without incasts."""
     return extra_ids(spec, INCAST)
+
+
+def long_flow_ids(spec: Spec):
+    """Per flow id, the long flow of `workload.long_flows` it is (-1: any
+    other flow); None without long flows."""
+    return extra_ids(spec, LONG)
 
 
 def ping_ids(spec: Spec):

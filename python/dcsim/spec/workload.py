@@ -70,6 +70,19 @@ class Pings(Model):
                                        "before the last other flow starts)", gt=0)
 
 
+class LongFlows(Model):
+    """Long-lived flows on top of the workload (BFC Table 1: one long flow
+    sharing a link with cross traffic): `count` flows from `src` to `dst`
+    starting at workload.start_us, each of `bytes`, by default more than
+    any run sends, so that they last until run.stop_time_s. Their
+    throughput over time is in the flow samples (run.sample_flows)."""
+
+    src: int = field(1, "the sending host", ge=0)
+    dst: int = field(0, "the receiving host", ge=0)
+    count: int = field(1, "flows", gt=0, le=1000)
+    bytes: int = field(10**12, "bytes of each (default: 1 TB, never finishing in a simulated run)", gt=0)
+
+
 class Workload(Model):
     """Which flows arrive. Generated workloads draw sizes from a CDF and
     arrivals from a Poisson process whose rate gives the offered `load`, as
@@ -147,6 +160,9 @@ class Workload(Model):
     pings: Optional[Pings] = field(
         None, "pings from one host to another on top of the flows (`[workload.pings]`; round-trip times: "
         "dcsim.metrics.ping_times)", source="PIAS ToN'17 §V-B (Fig. 10)")
+    long_flows: Optional[LongFlows] = field(
+        None, "long-lived flows from one host to another on top of the flows (`[workload.long_flows]`)",
+        source="BFC NSDI'22 §2.1 (Table 1)")
 
     @model_validator(mode="after")
     def _trace_needs_file(self):
@@ -163,6 +179,10 @@ class Workload(Model):
             raise ValueError("workload.queries and workload.pings do not combine with deadlines (deadline_mean_us)")
         if self.pings is not None and self.matrix == "incast":
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
+        if self.long_flows is not None and self.matrix in ("trace", "incast", "bulk"):
+            raise ValueError(f"workload.long_flows go on top of a generated workload, not matrix = '{self.matrix}'")
+        if self.long_flows is not None and self.long_flows.src == self.long_flows.dst:
+            raise ValueError(f"workload.long_flows: src and dst are the same host ({self.long_flows.src})")
         if self.pings is not None and self.pings.src == self.pings.dst:
             raise ValueError(f"workload.pings: src and dst are the same host ({self.pings.src})")
         if self.arrivals == "ns2_scripts" and self.matrix != "all_to_all":
@@ -213,6 +233,10 @@ class RunOptions(Model):
         "switch port, all, or none")
     sample_flows: bool = field(False, "the sampler also records each active flow's delivered bytes (per-flow "
                                       "throughput over time, pFabric Fig. 5(a))")
+    queueing_delay: bool = field(False, "keep every data packet's queueing delay at each switch port it crosses "
+                                        "(arrival to start of departure; shared-buffer switches only): the summary's "
+                                        "`queueing_delay` by switch tier, with 2% precision",
+                                 source="BFC NSDI'22 Table 1 (99th percentile queueing delay)")
     fct_at: Literal["sender", "receiver"] = field(
         "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "
         "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal)",
