@@ -117,7 +117,7 @@ def _spec(tmp_path, text):
         (BASE + "cdf = \"web_serch\"\n", "workload.cdf: 'web_serch' is neither a shipped workload"),
         (BASE + "load = 1.5\n", "workload.load: Input should be less than 1"),
         (BASE + "load = 0\n", "workload.load: Input should be greater than 0"),
-        (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one', 'trace', 'incast', 'heterogeneous' or 'bulk'"),
+        (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one', 'trace', 'incast', 'heterogeneous', 'bulk' or 'rack_local'"),
         (BASE + "lod = 0.5\n", "workload.lod: unknown field"),
         (BASE + "matrix = \"trace\"\n", "needs workload.trace"),
         (BASE + "matrix = \"many_to_one\"\ndst = 9\n", "workload.dst: 9 is not a host"),

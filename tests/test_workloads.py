@@ -410,3 +410,18 @@ def test_ns2_script_arrivals_are_checked():
         engine_config(ns2_scripts_spec(size_quantum_bytes=1))
     with pytest.raises(SpecError, match="whole packets"):
         engine_config(ns2_scripts_spec(cdf="google_rpc"))
+
+
+def test_rack_local_keeps_its_share_of_flows_in_the_rack():
+    # BFC App. A.5 (Fig. 22): half the flows stay in their source's rack
+    # (a leaf's 16 hosts), the rest leave it; a topology without racks is refused
+    from dcsim.errors import SpecError
+    from dcsim.simulate import build, generated_flows
+
+    spec = Spec.model_validate({"topology": {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16},
+                                "workload": {"matrix": "rack_local", "flows": 20_000}})
+    f = generated_flows(spec)
+    local = (f.src // 16 == f.dst // 16).mean()
+    assert abs(local - 0.5) < 0.015 and (f.src != f.dst).all()
+    with pytest.raises(SpecError, match="rack_local"):
+        build(Spec.model_validate({"topology": {"kind": "star", "hosts": 8}, "workload": {"matrix": "rack_local"}}))

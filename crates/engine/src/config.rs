@@ -602,6 +602,11 @@ pub enum MatrixConfig {
     /// `forward_share` of the flows go forward (each direction's pairs
     /// uniform).
     Heterogeneous { reverse_cdf: Vec<(f64, f64)>, forward_share: f64 },
+    /// BFC App. A.5's spatial locality: source uniform; a `local_share` of
+    /// the flows go to another host of the source's rack (racks of
+    /// `rack_hosts` consecutive hosts), the rest to a host of another
+    /// rack, uniformly.
+    RackLocal { rack_hosts: u32, local_share: f64 },
 }
 
 /// pFabric §5.4.2: a flow below `below_bytes` gets a deadline, its start

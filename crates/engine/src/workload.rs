@@ -274,6 +274,20 @@ impl FlowGen {
                         // a reverse flow's size from its own CDF, same draw
                         (s, d, if forward { size } else { back.quantile(u) })
                     }
+                    (&mut MatrixConfig::RackLocal { rack_hosts, local_share }, _) => {
+                        let s = endpoints.gen_range(0..hosts);
+                        let lo = s / rack_hosts * rack_hosts;
+                        let n = rack_hosts.min(hosts - lo);
+                        let local = endpoints.gen::<f64>() < local_share;
+                        let d = if (local && n > 1) || n == hosts {
+                            let k = endpoints.gen_range(0..n - 1);
+                            lo + if k >= s - lo { k + 1 } else { k }
+                        } else {
+                            let k = endpoints.gen_range(0..hosts - n);
+                            if k >= lo { k + n } else { k }
+                        };
+                        (s, d, size)
+                    }
                     _ => {
                         let (s, d) = pair(endpoints);
                         (s, d, size)
@@ -387,6 +401,33 @@ mod tests {
         }
         // mean gap 1 us: 20000 flows take about 20 ms
         assert!((last as f64 / 2e10 - 1.0).abs() < 0.03, "{last}");
+    }
+
+    #[test]
+    fn rack_local_flows_stay_in_their_rack_at_the_share_asked() {
+        // 4 racks of 8 hosts: a quarter of the flows local; every pair
+        // distinct; local destinations uniform over the rack's other hosts,
+        // remote ones over the other racks' hosts
+        let matrix = MatrixConfig::RackLocal { rack_hosts: 8, local_share: 0.25 };
+        let cfg = generated(vec![(1000.0, 1.0)], matrix, 40_000, None, None);
+        let mut w = FlowGen::new(&cfg, 32, 7).unwrap();
+        let (mut local, mut n) = (0u32, 0u32);
+        let mut dsts = [0u32; 32];
+        while let Some(f) = w.next_flow() {
+            assert_ne!(f.src, f.dst);
+            local += (f.src / 8 == f.dst / 8) as u32;
+            n += 1;
+            if f.src == 3 {
+                dsts[f.dst as usize] += 1;
+            }
+        }
+        assert!((local as f64 / n as f64 - 0.25).abs() < 0.01, "{local} of {n}");
+        // host 3's flows: its 7 rack-mates share 25%, the 24 others 75%
+        let total: u32 = dsts.iter().sum();
+        let mate = dsts[0..8].iter().sum::<u32>() as f64 / total as f64;
+        assert!((mate - 0.25).abs() < 0.04 && dsts[3] == 0, "{mate}");
+        let (lo, hi) = (dsts[8..].iter().min().unwrap(), dsts[8..].iter().max().unwrap());
+        assert!(*lo > 0 && (*hi as f64) < 2.5 * *lo as f64, "{dsts:?}");
     }
 
     #[test]

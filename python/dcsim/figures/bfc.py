@@ -460,10 +460,10 @@ def fig11b_stats(t, runs: dict) -> dict:
 def _by_size(name: str, title: str, source: str, description: str, cdf: str, flows: dict, stats, paper: tuple,
              notes: str, incasts: bool = False, variants: dict = BFC_VARIANTS, labels: dict = BFC_LABELS,
              shown: tuple = ("mean", "p95", "p99"), tabulate: Optional[Callable] = None,
-             draw: Optional[Callable] = None) -> BySizeFigure:
+             draw: Optional[Callable] = None, workload: Optional[dict] = None) -> BySizeFigure:
     """A BFC figure of slowdown by size: BFC's set-up with the `cdf` sizes,
     at 60% (or 55% with the incast mix on top), every scheme in."""
-    workload = {**BFC_BASE["workload"], "cdf": cdf, **(INCAST if incasts else {})}
+    workload = {**BFC_BASE["workload"], "cdf": cdf, **(INCAST if incasts else {}), **(workload or {})}
     return register(BySizeFigure(
         name=name, title=title, source=source, description=description,
         base={**BFC_BASE, "workload": workload}, variants=variants, labels=labels, flows=flows,
@@ -1192,3 +1192,34 @@ register(BySizeFigure(
     tabulate=table1_table,
     draw=draw_table1,
 ))
+
+
+# ---- spatial locality (Fig. 22) ----------------------------------------------
+
+#: App. A.5: Fig. 11 with source-destination pairs local enough that every
+#: link carries the same load: on the 2:1 Clos, half the flows stay in
+#: their rack, and the load is a fraction of the hosts' links (then the
+#: core's too). The incasts keep Fig. 11's rate (5% of the core: 2.5% of
+#: the hosts' links).
+LOCAL = {"matrix": "rack_local", "local_share": 0.5, "load_basis": "host"}
+LOCALITY_NOTES = ("Half the flows go to another host of their source's rack, half to another rack (uniformly): "
+                  "the ToR-spine links then carry what the host links carry (the load, a fraction of the host "
+                  "links). The paper does not give its matrices; this is the one that makes 'the average load on all "
+                  "links the same' on its 2:1 Clos. Short flows: bins up to 3 KB; long: the largest bin.")
+_by_size(
+    "bfc-fig22a", "BFC Fig. 22(a): spatial locality, Facebook Hadoop at 55% + 5% incast",
+    "BFC (NSDI'22) App. A.5, Fig. 22(a)",
+    "bfc-fig11a with spatial locality: every scheme on the same flows, 99th percentile slowdown by size and "
+    "buffers; incast flows left out.",
+    FB, FB_FLOWS, fig11a_stats, FB_TRENDS,
+    LOCALITY_NOTES + " The incasts as in bfc-fig11a (20 MB every 500 us). Quick: 5,000 background flows; full: "
+    "100,000.",
+    incasts=True, shown=("p99",), workload={**LOCAL, "incasts": {**INCAST["incasts"], "load_share": 0.025}},
+)
+_by_size(
+    "bfc-fig22b", "BFC Fig. 22(b): spatial locality, Facebook Hadoop at 60%",
+    "BFC (NSDI'22) App. A.5, Fig. 22(b)",
+    "bfc-fig11b with spatial locality: every scheme on the same flows, 99th percentile slowdown by size and buffers.",
+    FB, FB_FLOWS, fig11b_stats, FB_TRENDS, LOCALITY_NOTES + " Quick: 5,000 flows; full: 100,000.",
+    shown=("p99",), workload=LOCAL,
+)

@@ -272,6 +272,12 @@ def engine_config(spec: Spec) -> dict:
             matrix = {"kind": "heterogeneous", "reverse_cdf": back.rows(), "forward_share": fwd / (fwd + rev)}
         elif w.matrix == "all_to_all":
             matrix = {"kind": "all_to_all"}
+        elif w.matrix == "rack_local":
+            rack = getattr(topo, "hosts_per_leaf", None)
+            if rack is None or rack < 2 or hosts <= rack:
+                raise SpecError(f"workload.matrix = 'rack_local' needs racks: a leaf-spine with at least two leaves of "
+                                f"at least two hosts each; {topo.kind} has none")
+            matrix = {"kind": "rack_local", "rack_hosts": rack, "local_share": w.local_share}
         else:
             matrix = {"kind": "many_to_one", "dst": w.dst}
         if w.arrivals == "ns2_scripts":

@@ -99,14 +99,18 @@ class Workload(Model):
                         source="pFabric §5.2 (loads 0.1-0.8)", gt=0, lt=1)
     load_basis: Literal["host", "core"] = field(
         "host", "host: of all host links (pFabric, PIAS); core: of the leaves' uplinks (BFC §6.2)")
-    matrix: Literal["all_to_all", "many_to_one", "trace", "incast", "heterogeneous", "bulk"] = field(
+    matrix: Literal["all_to_all", "many_to_one", "trace", "incast", "heterogeneous", "bulk", "rack_local"] = field(
         "all_to_all", "all_to_all: uniform random source and destination; many_to_one: every flow to `dst`; "
         "trace: the flows of `trace`; incast: requests striped over `senders` hosts towards `dst`, each starting "
         "when the last finished; heterogeneous: flows from host i to j have `cdf` sizes when i < j and "
         "`reverse_cdf` sizes when i > j, every ordered pair carrying the same bytes (PIAS Fig. 19); bulk: "
         "`flows` flows (default 1) of `flow_bytes` from `src` to `dst`, all at start_us (long-lived flows: end the "
-        "run with run.stop_time_s; PIAS Fig. 10)",
-        source="pFabric §5.2, §5.3; PIAS §V-B, §V-C")
+        "run with run.stop_time_s; PIAS Fig. 10); rack_local: a uniform source, and a `local_share` of the flows "
+        "to another host of its rack (a leaf's hosts), the rest to hosts of other racks, uniformly (BFC Fig. 22)",
+        source="pFabric §5.2, §5.3; PIAS §V-B, §V-C; BFC App. A.5")
+    local_share: float = field(0.5, "rack_local: the fraction of flows that stay in their source's rack (0.5 on a "
+                                    "2:1 oversubscribed leaf-spine loads host and core links equally)",
+                               source="BFC NSDI'22 App. A.5", ge=0, le=1)
     reverse_cdf: Optional[str] = field(
         None, "heterogeneous: the sizes of flows from host i to j with i > j, a shipped workload or a file "
         "(PIAS Fig. 19: data_mining, with web_search as cdf)", source="PIAS §V-C")
