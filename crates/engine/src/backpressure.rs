@@ -33,6 +33,13 @@ pub struct Backpressure {
     unsampled: Vec<bool>,
 }
 
+/// The hash BFC's flow tables index a flow by (the same at every switch;
+/// each egress port has its own table).
+#[inline]
+pub fn flow_key(flow: u32) -> u64 {
+    crate::routing::splitmix(0xbfc0_0000_0000_0000 ^ flow as u64)
+}
+
 /// The flow-table key all labelled flows share.
 const LABEL_KEY: u64 = 0x1abe_11ed_0000_0000;
 
@@ -56,7 +63,11 @@ impl Backpressure {
     #[inline]
     pub fn key(&self, flow: u32) -> u64 {
         let labelled = self.any_labelled && flow < self.labelled.capacity() && self.labelled.get(flow);
-        crate::routing::splitmix(if labelled { LABEL_KEY } else { 0xbfc0_0000_0000_0000 ^ flow as u64 })
+        if labelled {
+            crate::routing::splitmix(LABEL_KEY)
+        } else {
+            flow_key(flow)
+        }
     }
 
     /// Note whether packet `id` was passed over by sampling at the switch

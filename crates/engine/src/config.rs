@@ -344,6 +344,11 @@ pub struct RdmaConfig {
     /// line rate (filled in by the simulation; BFC - NIC's cap, App. A.8).
     #[serde(default)]
     pub window_bdp: bool,
+    /// Idealized retransmission (BFC §6.4's HPCC-PFC): a packet dropped
+    /// in the network is known to its sender at once and sent again alone;
+    /// the receiver keeps packets out of order (no go-back-N).
+    #[serde(default)]
+    pub perfect_retransmit: bool,
     /// At most one NACK per this interval for the same expected packet.
     pub nack_interval_ps: u64,
     /// A safety timeout (go back to the first unacknowledged packet).
@@ -435,6 +440,12 @@ pub struct DcqcnConfig {
 }
 
 impl TransportConfig {
+    /// RDMA queue pairs with idealized retransmission.
+    #[inline]
+    pub fn perfect_retransmit(&self) -> bool {
+        matches!(self, TransportConfig::Rdma(RdmaConfig { perfect_retransmit: true, .. }))
+    }
+
     /// Payload bytes of a full data packet.
     pub fn mss_bytes(&self) -> u32 {
         match self {

@@ -919,9 +919,16 @@ impl Simulation {
     fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let pkt = *self.pool.get(hop.id);
-        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
         let p = &mut self.ports[port as usize];
         let Queue::Bfc(b) = &mut p.queue else { unreachable!("a bfc port") };
+        let Some(bp) = self.bp.as_mut() else {
+            // BFC's queues without its backpressure (HPCC + SFQ or DQA,
+            // BFC §6.4): assignment and round robin only
+            let q = b.assign(crate::backpressure::flow_key(pkt.flow), now, true);
+            b.push(hop, q);
+            p.add_bytes(hop.size as u64);
+            return;
+        };
         let sampled = b.sampled(bp.sample);
         if bp.sample < 1.0 {
             bp.set_unsampled(hop.id, !sampled);
@@ -955,7 +962,12 @@ impl Simulation {
         let counted = pkt.has(flags::PAUSE_COUNTED);
         pkt.flags &= !flags::PAUSE_COUNTED;
         pkt.prio = q as u64;
-        let bp = self.bp.as_mut().expect("bfc ports have backpressure");
+        let Some(bp) = self.bp.as_mut() else {
+            if let Queue::Bfc(b) = &mut self.ports[port as usize].queue {
+                b.release(crate::backpressure::flow_key(flow), now);
+            }
+            return;
+        };
         let recirculated = bp.sample >= 1.0 || !bp.take_unsampled(id);
         if let (Queue::Bfc(b), true) = (&mut self.ports[port as usize].queue, recirculated) {
             b.release(bp.key(flow), now);
@@ -1114,6 +1126,13 @@ impl Simulation {
         let pkt = self.pool.release(id);
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += pkt.size as u64;
+        if pkt.kind == Kind::Data && self.cfg.transport.perfect_retransmit() {
+            // idealized retransmission: the sender knows at once
+            if let Some(f) = self.flows.get(pkt.slot, pkt.flow) {
+                f.ep.lost(pkt.seq);
+                self.nic_wake_flow(pkt.slot, pkt.flow);
+            }
+        }
     }
 
     /// Serialize a packet from `start` (now, or when the port frees up) and

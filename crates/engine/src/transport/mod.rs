@@ -131,6 +131,15 @@ impl Transport {
         })
     }
 
+    /// A data packet of this flow was dropped in the network, and the
+    /// transport retransmits perfectly (`RdmaConfig::perfect_retransmit`):
+    /// send it again.
+    pub fn lost(&mut self, seq: u32) {
+        if let Transport::Rdma(t) = self {
+            t.lost(seq);
+        }
+    }
+
     /// A pulled flow: when its pacing lets it send next.
     #[inline]
     pub fn next_avail(&self) -> Time {

@@ -23,6 +23,7 @@
 //! sender that heard nothing for that long, and counts as a timeout.
 
 use super::Segment;
+use crate::bitset::Bitset;
 use crate::config::{DctcpRdmaConfig, DelayCcConfig, HpccConfig, RdmaCc, RdmaConfig};
 use crate::packet::{flags, Kind, Packet};
 use crate::time::{serialization, Time};
@@ -158,10 +159,15 @@ pub struct RdmaFlow {
     pub timeouts: u32,
     /// Highest packet ever sent + 1 (what is a retransmission).
     high: u32,
+    /// Packets dropped in the network, to send again first (perfect
+    /// retransmission).
+    resend: std::collections::VecDeque<u32>,
     // receiver
     expected: u32,
     last_nack: u32,
     nack_after: Time,
+    /// Packets held out of order (perfect retransmission only).
+    got: Option<Bitset>,
 }
 
 impl RdmaFlow {
@@ -203,9 +209,19 @@ impl RdmaFlow {
             retx: 0,
             timeouts: 0,
             high: 0,
+            resend: Default::default(),
             expected: 0,
             last_nack: u32::MAX,
             nack_after: 0,
+            got: None,
+        }
+    }
+
+    /// Packet `seq` was dropped in the network (perfect retransmission):
+    /// it goes again before any new packet.
+    pub fn lost(&mut self, seq: u32) {
+        if seq >= self.snd_una && !self.resend.contains(&seq) {
+            self.resend.push_back(seq);
         }
     }
 
@@ -227,24 +243,41 @@ impl RdmaFlow {
 
     /// The NIC asks for the next packet.
     pub fn poll(&mut self, now: Time, cfg: &RdmaConfig) -> Poll {
-        if self.snd_nxt >= self.n_pkts {
-            return Poll::Blocked;
+        while self.resend.front().is_some_and(|&s| s < self.snd_una) {
+            self.resend.pop_front();
         }
-        let w = self.window(cfg);
-        let mss = cfg.mss_bytes as u64;
-        if w != 0 && (self.snd_nxt - self.snd_una) as u64 * mss >= w {
-            return Poll::Blocked;
+        // a lost packet goes again first, in place of itself in the window
+        let again = self.resend.front().copied();
+        if again.is_none() {
+            if self.snd_nxt >= self.n_pkts {
+                return Poll::Blocked;
+            }
+            let w = self.window(cfg);
+            let mss = cfg.mss_bytes as u64;
+            if w != 0 && (self.snd_nxt - self.snd_una) as u64 * mss >= w {
+                return Poll::Blocked;
+            }
         }
         if self.next_avail > now {
             return Poll::At(self.next_avail);
         }
-        let seq = self.snd_nxt;
+        let seq = match again {
+            Some(seq) => {
+                self.resend.pop_front();
+                self.retx += 1;
+                seq
+            }
+            None => {
+                let seq = self.snd_nxt;
+                self.snd_nxt += 1;
+                if seq < self.high {
+                    self.retx += 1;
+                }
+                self.high = self.high.max(self.snd_nxt);
+                seq
+            }
+        };
         let size = self.wire(seq, cfg);
-        self.snd_nxt += 1;
-        if seq < self.high {
-            self.retx += 1;
-        }
-        self.high = self.high.max(self.snd_nxt);
         // the next packet may leave once this one has, at the flow's rate
         // (the simulator's `UpdateNextAvail`, no interframe gap)
         self.next_avail = now + serialization(size as u64, self.rate_bps);
@@ -259,7 +292,19 @@ impl RdmaFlow {
     /// (echoing CE as a CNP), a NACK, or nothing (a duplicate, or a NACK
     /// held back by the NACK interval).
     pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &RdmaConfig) -> Option<Packet> {
-        let nack = if data.seq == self.expected {
+        let nack = if cfg.perfect_retransmit {
+            // selective: keep what comes out of order, acknowledge the
+            // first packet still missing, never NACK
+            if data.seq >= self.expected {
+                let n = self.n_pkts;
+                let got = self.got.get_or_insert_with(|| Bitset::new(n));
+                got.set(data.seq);
+                while self.expected < n && got.get(self.expected) {
+                    self.expected += 1;
+                }
+            }
+            false
+        } else if data.seq == self.expected {
             self.expected += 1;
             false
         } else if data.seq > self.expected {
@@ -569,6 +614,7 @@ mod tests {
             window_bytes: window,
             var_win: false,
             window_bdp: false,
+            perfect_retransmit: false,
             nack_interval_ps: 500_000_000,
             rto_ps: None,
             cc,
@@ -629,6 +675,37 @@ mod tests {
         assert!(r.receiver_complete());
         assert_eq!(r.delivered_bytes(&c), 5000);
         assert!(r.on_data(60, &data(4), &c).is_none()); // a duplicate
+    }
+
+    #[test]
+    fn perfect_retransmission_resends_only_the_lost_packet() {
+        let c = RdmaConfig { perfect_retransmit: true, ..cfg(RdmaCc::None, None) };
+        let mut f = RdmaFlow::new(&spec(5000), &c);
+        let mut r = RdmaFlow::new(&spec(5000), &c);
+        for _ in 0..4 {
+            f.next_avail = 0;
+            assert!(matches!(f.poll(0, &c), Poll::Send(_)));
+        }
+        // packet 1 is dropped; 0, 2 and 3 arrive and are kept
+        f.lost(1);
+        let acks: Vec<u32> = [0, 2, 3].iter().map(|&s| r.on_data(0, &data(s), &c).unwrap()).map(|a| {
+            assert!(!a.has(flags::NACK));
+            a.seq
+        }).collect();
+        assert_eq!(acks, vec![1, 1, 1]);
+        // the sender sends 1 again before its next new packet (4), once
+        f.next_avail = 0;
+        assert!(matches!(f.poll(0, &c), Poll::Send(Segment { seq: 1, .. })));
+        f.next_avail = 0;
+        assert!(matches!(f.poll(0, &c), Poll::Send(Segment { seq: 4, .. })));
+        assert_eq!((f.retx, f.snd_nxt), (1, 5));
+        assert_eq!(r.on_data(0, &data(1), &c).unwrap().seq, 4);
+        assert_eq!(r.on_data(0, &data(4), &c).unwrap().seq, 5);
+        assert!(r.receiver_complete());
+        // a loss already acknowledged (a late notice) is not sent again
+        f.on_ack(0, &ack(5, 0), &[], &c);
+        f.lost(2);
+        assert_eq!(f.poll(0, &c), Poll::Blocked);
     }
 
     #[test]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Optional
 
+from ...errors import SpecError
 from ..base import field, ps
 from .rdma import HPCC_SIM, RdmaFamily
 
@@ -39,6 +40,12 @@ class HpccScheme(RdmaFamily):
     int_header_bytes: int = field(42, "bytes of the telemetry header on every data packet and ACK (5 hops x 8 B + "
                                       "2 B), on the wire but not in a flow's ideal FCT", source=HPCC_SIM, ge=0,
                                   le=1000)
+    queues: int = field(1, "FIFO queues per switch egress port, served by deficit round robin with flows "
+                           "assigned by `assign` (BFC §6.4: HPCC + SFQ, HPCC + DQA with 32); 1: one FIFO",
+                        source="BFC NSDI'22 §6.4", ge=1, le=4096)
+    assign: Literal["stochastic", "dynamic"] = field(
+        "stochastic", "with queues > 1: stochastic (a hash of the flow, SFQ) or dynamic (BFC's dynamic queue "
+                      "assignment, DQA)", source="BFC NSDI'22 §6.4")
     int_multi: int = field(4, "telemetry counters in units of 128 x int_multi bytes sent and 80 x int_multi bytes "
                               "queued (the simulator's INT_MULTI, 100/25 at 100 Gb/s); 0: exact", source=HPCC_SIM,
                            ge=0)
@@ -56,4 +63,15 @@ class HpccScheme(RdmaFamily):
             "int_qlen_unit": 80 * self.int_multi or 1,
             "int_header_bytes": self.int_header_bytes,
         }
-        return self.rdma_engine(spec, cc, var_win=True)
+        transport, port = self.rdma_engine(spec, cc, var_win=True)
+        if self.queues > 1:
+            if spec.buffer.resolved_pfc(self):
+                raise SpecError("scheme.queues > 1 (HPCC + SFQ or DQA) runs without PFC, as BFC §6.4 ran it: set "
+                                "buffer.pfc = false")
+            # BFC's queues without its backpressure: every switch port
+            # (ACKs in their control queue)
+            port["switch"] = {"discipline": {
+                "kind": "bfc", "queues": self.queues, "table_size": 100 * self.queues, "assign": self.assign,
+                "quantum_bytes": self.mss_bytes + self.header_bytes + self.int_header_bytes,
+                "sticky_ps": ps(4 * spec.topology.max_link_delay_us())}}
+        return transport, port
