@@ -260,3 +260,20 @@ def test_a_long_flow_lasts_the_run_on_top_of_the_workload():
     assert 0.5 < share < 1000 / 1048
     with pytest.raises(ValueError, match="same host"):
         Spec.model_validate({**base, "workload": {**base["workload"], "long_flows": {"src": 0, "dst": 0}}})
+
+
+def test_the_sampler_counts_a_ports_active_flows(write_trace):
+    # BFC Fig. 10(c): flows with packets at a port (its flow-table entries
+    # holding packets): four long flows into one host, never more than
+    # four and mostly four (their queues drain together now and then after
+    # a synchronized pause, the 16% the link idles in the test above), none
+    # once they are done; ports that keep no flow table report 0
+    rows = [(0.0, h, 0, 2_000_000) for h in range(1, 5)]
+    r = run_all(_star(write_trace, rows, 5))
+    q = r.queues[r.queues.peer == 0]
+    mid = q[(q.time_s > 50e-6) & (q.time_s < 500e-6)].flows
+    assert mid.max() == 4 and (mid == 4).mean() > 0.6
+    assert q.flows.iloc[-1] == 0
+    nic = run_all(_star(write_trace, rows, 5).model_copy(
+        update={"run": Spec.model_validate({}).run.model_copy(update={"sample_us": 1.0, "sample_queues": "host_nics"})}))
+    assert (nic.queues.flows == 0).all()

@@ -108,7 +108,7 @@ class _Progress:
                 sys.stderr.write("\n")  # tqdm leaves the cursor on the bar's line
 
 
-QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes"]
+QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes", "flows"]
 FLOW_SAMPLE_COLUMNS = ["time_s", "flow_id", "delivered_bytes"]
 BUFFER_COLUMNS = ["time_s", "node", "bytes"]
 #: The sampler's tables (run.sample_us), as they are written beside
@@ -137,6 +137,8 @@ class _Samples:
             "tier": self.tier[port],
             "pkts": np.asarray(cols["pkts"], dtype=np.int32),
             "bytes": np.asarray(cols["bytes"], dtype=np.int64),
+            # flows with packets at the port (BFC ports; 0 elsewhere)
+            "flows": np.asarray(cols["flows"], dtype=np.int32),
         }, columns=QUEUE_COLUMNS)
 
     @staticmethod

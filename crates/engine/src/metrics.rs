@@ -48,6 +48,9 @@ pub struct QueueSample {
     /// Packets and bytes buffered, not counting the one being serialized.
     pub pkts: u32,
     pub bytes: u64,
+    /// Flows with packets at the port, where the port keeps them (BFC's
+    /// flow table: entries holding packets; 0 elsewhere).
+    pub flows: u32,
 }
 
 /// The buffer of one switch at one time (a sampler's record, with shared

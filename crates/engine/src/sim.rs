@@ -469,7 +469,11 @@ impl Simulation {
         self.catch_up_all();
         for &i in &self.sampled {
             let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
-            self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes });
+            let flows = match &self.ports[i as usize].queue {
+                Queue::Bfc(b) => b.active_flows,
+                _ => 0,
+            };
+            self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes, flows });
         }
         if let Some(b) = &self.buffers {
             for node in self.net.hosts..self.net.nodes.len() as u32 {

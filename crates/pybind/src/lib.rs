@@ -77,7 +77,7 @@ impl Sim {
     fn drain_queue_samples<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let recs = self.inner.drain_queue_samples();
         let d = PyDict::new(py);
-        columns!(d, recs, "time_ps" => time, "port" => port, "pkts" => pkts, "bytes" => bytes);
+        columns!(d, recs, "time_ps" => time, "port" => port, "pkts" => pkts, "bytes" => bytes, "flows" => flows);
         Ok(d)
     }
 

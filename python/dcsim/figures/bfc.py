@@ -1291,3 +1291,86 @@ _on_fig11a(
     "rate' is read as within 2x; 'no benefit' as within 10%; deep buffers as a 99th percentile above BFC's.",
     FIG14_VARIANTS, FIG14_LABELS,
 )
+
+
+# ---- active flows at a port (Fig. 10(c)) ----------------------------------------
+
+def active_flows_table(runs: dict) -> "pd.DataFrame":
+    """The CDF of the number of active flows (flows with packets) at a BFC
+    switch port, over the sampler's records of every switch port while it
+    holds packets."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for variant, data in runs.items():
+        q = data.queues
+        n = np.sort(q[q.flows > 0].flows.to_numpy()) if len(q) else np.zeros(0, dtype=int)
+        if not len(n):
+            continue
+        values, counts = np.unique(n, return_counts=True)
+        cdf = np.cumsum(counts) / len(n)
+        rows += [{"variant": variant, "active_flows": int(v), "cdf": float(c)} for v, c in zip(values, cdf)]
+    return pd.DataFrame(rows)
+
+
+def _cdf_at(t, variant: str, x: float) -> float:
+    g = t[(t.variant == variant) & (t.active_flows <= x)]
+    return float(g.cdf.max()) if len(g) else 0.0
+
+
+def _quantile(t, variant: str, q: float) -> float:
+    g = t[(t.variant == variant) & (t.cdf >= q)]
+    return float(g.active_flows.min()) if len(g) else math.nan
+
+
+def fig10c_stats(t, runs: dict) -> dict:
+    return {"noincast_fraction_below_queues": _cdf_at(t, "noincast", 31),
+            "incast_fraction_below_queues": _cdf_at(t, "incast", 31),
+            "incast_over_noincast_p99": _quantile(t, "incast", 0.99) / _quantile(t, "noincast", 0.99),
+            "noincast_p99": _quantile(t, "noincast", 0.99), "incast_p99": _quantile(t, "incast", 0.99)}
+
+
+def draw_active_flows(t, runs: dict, fig: BySizeFigure):
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots(figsize=(5.5, 3.8), constrained_layout=True)
+    for variant, g in t.groupby("variant", sort=False):
+        ax.step(g.active_flows, g.cdf, where="post", lw=1.4, label=fig.labels.get(variant, variant))
+    ax.axvline(32, color="red", lw=1, label="queues per port (32)")
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlabel("Active flows at a port")
+    ax.set_ylabel("CDF (samples of busy switch ports)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return figure
+
+
+register(BySizeFigure(
+    name="bfc-fig10c",
+    title="BFC Fig. 10(c): active flows at a BFC switch port, Google RPC, with and without incast",
+    source="BFC (NSDI'22) §6.2, Fig. 10(c)",
+    description=("BFC on its Clos with Google RPC sizes: at 60% of the core (bfc-fig10's run) and at 55% with the "
+                 "incast mix (bfc-fig9's); every switch port sampled each microsecond; the CDF of the flows with "
+                 "packets at a port (its flow-table entries holding packets), over the samples of ports holding "
+                 "packets, against the 32 queues of a port."),
+    base={**BFC_BASE, "workload": {**BFC_BASE["workload"], "cdf": "google_rpc"},
+          "run": {**BFC_BASE["run"], "sample_queues": "switches"}},
+    variants={"noincast": {"scheme.name": "bfc"},
+              "incast": {"scheme.name": "bfc", "workload.load": INCAST["load"],
+                         **{f"workload.incasts.{k}": v for k, v in INCAST["incasts"].items()}}},
+    labels={"noincast": "BFC, 60%, no incast", "incast": "BFC, 55% + 5% incast"},
+    flows=GOOGLE_FLOWS,
+    stats=fig10c_stats,
+    paper=(
+        Statement("§6.2, Fig. 10(c)", "noincast_fraction_below_queues", 0.99, 1.0,
+                  "without incast, the active flows at a port are fewer than the queues 99% of the time"),
+        Statement("§6.2, Fig. 10(c)", "incast_over_noincast_p99", 1.0, math.inf,
+                  "with incast, the number of active flows increases"),
+    ),
+    notes=("Active flows: flow-table entries of the port holding packets (flows sharing an entry count once; the "
+           "table has 3,200 entries). Samples: every switch port every 1 us, kept while the port holds packets "
+           "(the paper does not say which ports or times its CDF covers). Quick: 50,000 flows; full: 750,000."),
+    tabulate=active_flows_table,
+    draw=draw_active_flows,
+))

@@ -76,6 +76,9 @@ pub struct BfcQueues {
     /// already held packets (Fig. 27(b)).
     pub assignments: u64,
     pub collisions: u64,
+    /// Flow-table entries holding packets (flows with packets here; flows
+    /// sharing an entry count once): BFC Fig. 10(c)'s active flows.
+    pub active_flows: u32,
 }
 
 impl BfcQueues {
@@ -100,6 +103,7 @@ impl BfcQueues {
             last_queue: None,
             assignments: 0,
             collisions: 0,
+            active_flows: 0,
         }
     }
 
@@ -146,6 +150,7 @@ impl BfcQueues {
             self.assignments += 1;
             self.collisions += !self.queues[q].is_empty() as u64;
         }
+        self.active_flows += (counted && e.size == 0) as u32;
         self.table[i] = TableEntry { queue: q as u16, size: e.size + counted as u32, ts: now };
         q
     }
@@ -155,6 +160,7 @@ impl BfcQueues {
         if self.assign != Assign::Single {
             let i = (h % self.table.len() as u64) as usize;
             let e = &mut self.table[i];
+            self.active_flows -= (e.size == 1) as u32;
             e.size = e.size.saturating_sub(1);
             e.ts = now;
         }
@@ -294,10 +300,12 @@ mod tests {
         assert!(q < 4);
         assert_eq!(b.collisions, 1);
         assert_eq!(b.assignments, 5, "flow 11's second packet is no new assignment");
+        assert_eq!(b.active_flows, 5);
         // flow 22's packet leaves; within the sticky time it keeps its queue
         b.release(22, 10);
+        assert_eq!(b.active_flows, 4);
         assert_eq!(b.assign(22, 11, true), qb);
-        assert_eq!(b.assignments, 5);
+        assert_eq!((b.assignments, b.active_flows), (5, 5));
     }
 
     #[test]
