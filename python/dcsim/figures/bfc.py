@@ -1374,3 +1374,77 @@ register(BySizeFigure(
     tabulate=active_flows_table,
     draw=draw_active_flows,
 ))
+
+
+# ---- PFC pause time (Fig. 9(c)) -------------------------------------------------
+
+TIERS = ("host_nic", "leaf_or_edge", "spine_or_aggregation")
+
+
+def pfc_table(runs: dict) -> "pd.DataFrame":
+    """Per scheme: the fraction of the run its ports spent paused by PFC,
+    on average over all ports and at the most paused one, and by the tier
+    of the port held (host NICs, ToR ports, spine ports)."""
+    import pandas as pd
+
+    rows = []
+    for variant, data in runs.items():
+        s = data.summary
+        pfc = s.get("pfc", {})
+        t = max(s["sim_time_s"], 1e-12)
+        rows.append({"variant": variant, "frames": pfc.get("frames", 0),
+                     "paused_fraction_mean": pfc.get("paused_fraction_mean", 0.0),
+                     "paused_fraction_max": pfc.get("paused_fraction_max", 0.0),
+                     **{f"paused_s_{k}": pfc.get("paused_s_by_tier", {}).get(k, 0.0) for k in TIERS},
+                     "sim_time_s": t})
+    return pd.DataFrame(rows)
+
+
+def fig9c_stats(t, runs: dict) -> dict:
+    at = t.set_index("variant")
+    out = {f"{v}_paused_fraction_mean": float(at.loc[v, "paused_fraction_mean"]) for v in at.index}
+    if {"hpcc", "dcqcn"} <= set(at.index) and at.loc["dcqcn", "paused_fraction_mean"] > 0:
+        out["hpcc_over_dcqcn_pfc_paused"] = float(at.loc["hpcc", "paused_fraction_mean"]
+                                                  / at.loc["dcqcn", "paused_fraction_mean"])
+    return out
+
+
+def draw_pfc(t, runs: dict, fig: BySizeFigure):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figure, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
+    x = np.arange(len(t))
+    names = [fig.labels.get(v, v) for v in t.variant]
+    a.bar(x - 0.2, 100 * t.paused_fraction_mean, 0.4, label="average port")
+    a.bar(x + 0.2, 100 * t.paused_fraction_max, 0.4, label="most paused port")
+    a.set_ylabel("Time paused by PFC (% of the run)")
+    b.set_ylabel("Port-seconds paused, by tier of the port held")
+    bottom = np.zeros(len(t))
+    for k in TIERS:
+        v = t[f"paused_s_{k}"].to_numpy()
+        b.bar(x, v, 0.6, bottom=bottom, label=k.replace("_", " "))
+        bottom += v
+    for ax in (a, b):
+        ax.set_xticks(x, names, rotation=20, fontsize=7)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=7)
+    return figure
+
+
+_by_size(
+    "bfc-fig9c", "BFC Fig. 9(c): time paused by PFC, Google RPC at 55% + 5% 100-to-1 incast",
+    "BFC (NSDI'22) §6.2, Fig. 9(c)",
+    "bfc-fig9's runs (the same points: pass its --out to reuse them): the fraction of the run each scheme's ports "
+    "spent paused by PFC, on average and at the most paused port, and the paused time by tier.",
+    "google_rpc", GOOGLE_FLOWS, fig9c_stats,
+    (
+        Statement("§6.2, Fig. 9(c)", "hpcc_over_dcqcn_pfc_paused", 0.0, 1.0,
+                  "HPCC reduces PFC pauses (with incast) compared to DCQCN"),
+        Statement("§6.2", "bfc_paused_fraction_mean", 0.0, 0.0, "BFC never triggers PFC (it runs without it)"),
+    ),
+    "A port's paused time runs from a pause frame's arrival to the resume's. BFC runs without PFC (its own "
+    "backpressure; not counted here), ExpressPass on per-port buffers, Ideal-FQ at flow level. Quick: 50,000 "
+    "background flows; full: 750,000.",
+    incasts=True, tabulate=pfc_table, draw=draw_pfc,
+)
