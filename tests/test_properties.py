@@ -50,7 +50,11 @@ schemes = st.one_of(
     # the RDMA schemes on shared buffers (with PFC; BFC without)
     st.sampled_from([{"name": "dcqcn"}, {"name": "hpcc"}, {"name": "bfc"}, {"name": "dctcp_rdma"},
                      {"name": "dctcp_rdma", "slow_start_pkts": 10},
-                     {"name": "bfc", "assign": "stochastic", "queues": 4}]),
+                     {"name": "bfc", "assign": "stochastic", "queues": 4},
+                     # BFC's appendix variants; HPCC with idealized retransmission, and over BFC's queues
+                     {"name": "bfc", "cc": "delay"}, {"name": "bfc", "nic_pauses": False},
+                     {"name": "bfc", "sample": 0.5}, {"name": "hpcc", "perfect_retransmit": True},
+                     {"name": "hpcc", "perfect_retransmit": True, "queues": 4, "assign": "dynamic"}]),
     # receiver-driven credits, per-port buffers
     st.builds(lambda q, spread: {"name": "expresspass", "credit_queue_credits": q, "credit_size_spread": spread,
                                  "queue_bytes": 200_000}, st.integers(1, 16), st.sampled_from([0, 8])),
@@ -82,6 +86,8 @@ def test_random_experiments_keep_the_invariants(data):
     data["run"]["stop_time_s"] = 0.05
     if data["scheme"]["name"] in ("ideal_fq", "expresspass"):
         data["routing"]["load_balancing"] = "ecmp"  # it follows each flow's ECMP path; credits retrace it
+    if data["scheme"].get("queues", 1) > 1 and data["scheme"]["name"] == "hpcc":
+        data["buffer"] = {"pfc": False}  # BFC's queues ignore PFC's pauses
     spec = Spec.model_validate(data)
     df = dcsim.run(spec)
     s = df.attrs["summary"]
