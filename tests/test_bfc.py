@@ -277,3 +277,33 @@ def test_the_sampler_counts_a_ports_active_flows(write_trace):
     nic = run_all(_star(write_trace, rows, 5).model_copy(
         update={"run": Spec.model_validate({}).run.model_copy(update={"sample_us": 1.0, "sample_queues": "host_nics"})}))
     assert (nic.queues.flows == 0).all()
+
+
+def test_a_nics_labelled_flows_share_one_nic_queue(write_trace, monkeypatch):
+    # IncastLabel at the sender's NIC too (App. A.7: all incast flows at an
+    # egress port in one queue): host 1's two labelled flows are one
+    # upstream queue, paused and resumed together; at the receiver's port
+    # they are one queue of three (host 1's other flow, host 2's flow), so
+    # together they get a third of the link while all three last, and all
+    # finish, with nothing lost
+    import dcsim.simulate as simulate
+
+    rows = [(0.0, 1, 0, 1_000_000), (0.0, 1, 0, 1_000_000), (0.0, 1, 0, 2_000_000), (0.0, 2, 0, 2_000_000)]
+    spec = _star(write_trace, rows, 3)
+    resolve = simulate.engine_config_json
+
+    def labelled(s):
+        cfg = json.loads(resolve(s))
+        cfg["bfc"]["labelled_flows"] = [0, 1]
+        return json.dumps(cfg)
+
+    monkeypatch.setattr(simulate, "engine_config_json", labelled)
+    r = run_all(spec)
+    s = r.summary
+    assert s["flows_finished"] == 4 and s["counters"]["dropped_pkts"] == 0 and s["counters"]["pfc_frames"] > 0
+    f = r.flows.set_index("flow_id")
+    # the labelled pair (2 MB together) and each 2 MB flow: about equal
+    # shares, so all finish close together
+    finish = f.start_s + f.fct_s
+    assert abs(finish[0] - finish[1]) / finish[1] < 0.02
+    assert max(finish) / min(finish) < 1.25

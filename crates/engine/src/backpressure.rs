@@ -40,6 +40,10 @@ pub fn flow_key(flow: u32) -> u64 {
     crate::routing::splitmix(0xbfc0_0000_0000_0000 ^ flow as u64)
 }
 
+/// The upstream queue a NIC's labelled flows share (their `upstreamQ`):
+/// a pause naming it stops them all.
+pub const LABEL_QUEUE: u32 = u32::MAX - 1;
+
 /// The flow-table key all labelled flows share.
 const LABEL_KEY: u64 = 0x1abe_11ed_0000_0000;
 
@@ -58,12 +62,17 @@ impl Backpressure {
         self.any_labelled = !ids.is_empty();
     }
 
+    /// Whether flow `flow` is labelled (IncastLabel).
+    #[inline]
+    pub fn labelled(&self, flow: u32) -> bool {
+        self.any_labelled && flow < self.labelled.capacity() && self.labelled.get(flow)
+    }
+
     /// The hash a port's flow table indexes flow `flow` by: its own, or
     /// the label's (one entry, hence one queue, for all labelled flows).
     #[inline]
     pub fn key(&self, flow: u32) -> u64 {
-        let labelled = self.any_labelled && flow < self.labelled.capacity() && self.labelled.get(flow);
-        if labelled {
+        if self.labelled(flow) {
             crate::routing::splitmix(LABEL_KEY)
         } else {
             flow_key(flow)

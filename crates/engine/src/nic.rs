@@ -31,6 +31,8 @@ pub enum NicState {
 pub struct Nic {
     pub ready: VecDeque<(u32, u32)>,
     pub wakes: Vec<Time>,
+    /// BFC + IncastLabel: the NIC's one queue of labelled flows is paused.
+    pub label_paused: bool,
 }
 
 impl Nic {

@@ -2,7 +2,7 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this file only moves packets.
 
-use crate::backpressure::Backpressure;
+use crate::backpressure::{Backpressure, LABEL_QUEUE};
 use crate::buffer::{SharedBuffers, Signal};
 use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::fair_share::{FairShare, Path, MAX_HOPS};
@@ -1071,7 +1071,15 @@ impl Simulation {
         let pause = pkt.kind == Kind::Pause;
         let nic = self.nic_host.get(port as usize).copied().filter(|&h| h != u32::MAX);
         if pkt.seq != WHOLE_PORT {
-            // BFC: one queue of a switch port, or one flow's at a NIC
+            // BFC: one queue of a switch port, or one flow's at a NIC (or
+            // the labelled flows' queue there)
+            if let (Some(host), LABEL_QUEUE) = (nic, pkt.seq) {
+                self.nics[host as usize].label_paused = pause;
+                if !pause {
+                    self.nic_pump(host);
+                }
+                return;
+            }
             if let (Some(host), Some(f)) = (nic, self.flows.get(pkt.seq, pkt.sack_lo)) {
                 f.nic_paused = pause;
                 if !pause {
@@ -1407,7 +1415,8 @@ impl Simulation {
         for _ in 0..self.nics[host as usize].ready.len() {
             let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
             let Some(f) = self.flows.get(slot, id) else { continue };
-            if f.nic_paused {
+            let label_paused = self.nics[host as usize].label_paused && self.bp.as_ref().is_some_and(|b| b.labelled(id));
+            if f.nic_paused || label_paused {
                 // BFC paused this flow's NIC queue: it waits, in its place
                 self.nics[host as usize].ready.push_back((slot, id));
                 continue;
@@ -1419,9 +1428,10 @@ impl Simulation {
                     self.nics[host as usize].ready.push_back((slot, id));
                     let spec = self.arm_timers(slot, id).expect("polled");
                     let mut pkt = self.data_packet(slot, id, &spec, &seg);
-                    if self.bp.is_some() {
-                        // BFC's upstreamQ: the flow's NIC queue
-                        pkt.prio = slot as u64;
+                    if let Some(bp) = &self.bp {
+                        // BFC's upstreamQ: the flow's NIC queue (the one
+                        // of all labelled flows, with IncastLabel)
+                        pkt.prio = if bp.labelled(id) { LABEL_QUEUE } else { slot } as u64;
                     }
                     self.counters.data_pkts += 1;
                     self.counters.host_tx_pkts += 1;
