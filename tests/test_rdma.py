@@ -178,7 +178,7 @@ def test_hpcc_over_a_few_queues_per_port(write_trace):
     # through 8 queues share it, dynamic assignment evenly; with PFC on
     # the spec is refused (the queues ignore PFC's pauses)
     rows = [(0.0, h, 0, 2_000_000) for h in range(1, 9)]
-    scheme = {"name": "hpcc", "queues": 8, "assign": "dynamic", "perfect_retransmit": True}
+    scheme = {"name": "hpcc", "queues": 8, "assign": "dynamic", "perfect_retransmit": True, "rto_us": 1000.0}
     r = run_all(_star(write_trace, rows, hosts=9, scheme=scheme, pfc=False))
     assert r.summary["flows_finished"] == 8 and r.summary["bfc"]["collisions"] == 0
     finish = r.flows.start_s + r.flows.fct_s

@@ -1227,7 +1227,7 @@ _by_size(
 
 # ---- HPCC with BFC's queues (Fig. 14) ----------------------------------------
 
-HPCC_PFC = {"scheme.name": "hpcc", "buffer.pfc": False, "scheme.perfect_retransmit": True}
+HPCC_PFC = {"scheme.name": "hpcc", "buffer.pfc": False, "scheme.perfect_retransmit": True, "scheme.rto_us": 1000.0}
 FIG14_VARIANTS = {
     "hpcc": {"scheme.name": "hpcc"},
     "hpcc_nopfc": HPCC_PFC,
@@ -1284,8 +1284,8 @@ _on_fig11a(
                   "HPCC-PFC+DQA has a better short-flow tail than BFC"),
         Statement("§6.4", "dqa_over_ideal_p99_short", 0.0, 1.0, "... and than Ideal-FQ"),
     ),
-    "HPCC-PFC: `buffer.pfc = false` with `scheme.perfect_retransmit` (a dropped packet is known to its sender at "
-    "once and resent alone; receivers keep packets out of order). SFQ and DQA: `scheme.queues = 32` with BFC's "
+    "HPCC-PFC: `buffer.pfc = false` with `scheme.perfect_retransmit` (a dropped data packet is known to its sender "
+    "at once and resent alone; receivers keep packets out of order) and BFC's 1 ms safety timeout for lost ACKs. SFQ and DQA: `scheme.queues = 32` with BFC's "
     "queues (deficit round robin, a flow table of 100x the queues) and no backpressure; their ACKs ride in the "
     "ports' control queue (HPCC's single FIFO carries them with the data, as the simulator does). 'About the same "
     "rate' is read as within 2x; 'no benefit' as within 10%; deep buffers as a 99th percentile above BFC's.",

@@ -36,8 +36,9 @@ class RdmaFamily(Model):
         None, "a safety timeout: go back to the first unacknowledged packet after this long without progress; "
               "none, as in the simulator (which relies on PFC: a lost last packet would stall its flow)", gt=0)
     perfect_retransmit: bool = field(
-        False, "idealized retransmission: a packet dropped in the network is known to its sender at once and sent "
-               "again alone, and receivers keep packets out of order (BFC §6.4's HPCC-PFC); off: go-back-N",
+        False, "idealized retransmission: a data packet dropped in the network is known to its sender at once and "
+               "sent again alone, and receivers keep packets out of order (BFC §6.4's HPCC-PFC; lost ACKs still need "
+               "rto_us); off: go-back-N",
         source="BFC NSDI'22 §6.4")
 
     #: What the scheme runs on when `buffer.model` is "auto".
@@ -55,7 +56,7 @@ class RdmaFamily(Model):
         if spec.buffer.resolved_model(self) != "shared":
             raise SpecError(f"scheme {self.name} runs on shared-buffer switches: leave buffer.model = \"auto\" "
                             "or set it to \"shared\"")
-        if self.rto_us is None and not spec.buffer.resolved_pfc(self) and not self.perfect_retransmit:
+        if self.rto_us is None and not spec.buffer.resolved_pfc(self):
             raise SpecError(f"scheme {self.name} without PFC loses packets, and with rto_us = none a lost last "
                             "packet stalls its flow: set scheme.rto_us")
         if self.rdma_min_rate_bps() > spec.topology.host_rate_bps():
