@@ -941,7 +941,8 @@ impl Simulation {
         let (before, active) = (b.queue_bytes(q), b.active());
         b.push(hop, q);
         p.add_bytes(hop.size as u64);
-        let from_nic = || self.nic_host.get((pkt.ingress ^ 1) as usize).is_some_and(|&h| h != u32::MAX);
+        // the upstream end of the ingress link is a host's NIC
+        let from_nic = || self.net.is_host(self.net.links[(pkt.ingress ^ 1) as usize].node);
         if sampled
             && pkt.ingress != NOT_COUNTED
             && before > bp.threshold(port, active)

@@ -154,6 +154,15 @@ impl FlowGen {
                         }
                         Some((Cdf::new(reverse_cdf, *size_quantum_bytes)?, *forward_share))
                     }
+                    MatrixConfig::RackLocal { rack_hosts, local_share } => {
+                        if *rack_hosts < 2 || *rack_hosts >= hosts || !(0.0..=1.0).contains(local_share) {
+                            return Err(format!(
+                                "rack_local: racks of {rack_hosts} hosts among {hosts} (need 2 <= rack < hosts) and \
+                                 local share {local_share} (need [0, 1])"
+                            ));
+                        }
+                        None
+                    }
                     _ => None,
                 };
                 let src = Source::Generated {
@@ -428,6 +437,11 @@ mod tests {
         assert!((mate - 0.25).abs() < 0.04 && dsts[3] == 0, "{mate}");
         let (lo, hi) = (dsts[8..].iter().min().unwrap(), dsts[8..].iter().max().unwrap());
         assert!(*lo > 0 && (*hi as f64) < 2.5 * *lo as f64, "{dsts:?}");
+        // racks that leave no other rack, or a share outside [0, 1], are refused
+        for (rack, share) in [(32, 0.5), (1, 0.5), (0, 0.5), (8, 1.5)] {
+            let matrix = MatrixConfig::RackLocal { rack_hosts: rack, local_share: share };
+            assert!(FlowGen::new(&generated(vec![(1000.0, 1.0)], matrix, 10, None, None), 32, 7).is_err());
+        }
     }
 
     #[test]

@@ -77,7 +77,9 @@ pub struct BfcQueues {
     pub assignments: u64,
     pub collisions: u64,
     /// Flow-table entries holding packets (flows with packets here; flows
-    /// sharing an entry count once): BFC Fig. 10(c)'s active flows.
+    /// sharing an entry count once): BFC Fig. 10(c)'s active flows. With
+    /// sampling it counts the entries holding recirculated packets, as the
+    /// table does.
     pub active_flows: u32,
 }
 

@@ -532,6 +532,8 @@ impl RdmaFlow {
             // unacknowledged packet
             self.timeouts += 1;
             self.dctcp.slow_start = false;
+            // going back covers the packets known lost too
+            self.resend.clear();
             self.snd_nxt = self.snd_una;
             self.next_avail = now;
             self.rto_deadline = None;
@@ -706,6 +708,20 @@ mod tests {
         f.on_ack(0, &ack(5, 0), &[], &c);
         f.lost(2);
         assert_eq!(f.poll(0, &c), Poll::Blocked);
+        // a timeout goes back over everything unacknowledged, the packets
+        // known lost included: they are not sent a second time
+        let mut g = RdmaFlow::new(&spec(3000), &c);
+        for _ in 0..3 {
+            g.next_avail = 0;
+            assert!(matches!(g.poll(0, &c), Poll::Send(_)));
+        }
+        g.lost(1);
+        g.on_timer(10, timer::RTO, &c);
+        let sent: Vec<u32> = (0..4).filter_map(|_| match g.poll(g.next_avail(), &c) {
+            Poll::Send(s) => Some(s.seq),
+            _ => None,
+        }).collect();
+        assert_eq!(sent, vec![0, 1, 2]);
     }
 
     #[test]
