@@ -65,6 +65,16 @@ def _extra_flows(flows: pd.DataFrame, spec, kind: int, what: str) -> pd.DataFram
     return flows.assign(n=n)[n >= 0]
 
 
+def traffic_classes(flows: pd.DataFrame, spec) -> np.ndarray:
+    """The traffic class of each row of `flows` under the spec's
+    `workload.traffic_classes` (0 is served first): the engine's hash of
+    the flow id (BFC App. A.3, Fig. 20)."""
+    from . import _core
+
+    ids = flows.flow_id.to_numpy(dtype=np.uint32)
+    return np.frombuffer(_core.traffic_classes(ids.tolist(), spec.workload.traffic_classes), dtype=np.uint8).astype(np.int8)
+
+
 def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per query of the spec's `workload.queries`: its start, the
     finish of its last answer and the query completion time (QCT; NaN if

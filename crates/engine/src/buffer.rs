@@ -18,7 +18,11 @@
 //! queue would hold more than alpha times the free buffer.
 //!
 //! State is indexed by the switch's own port on the ingress link (the port
-//! that sends PFC frames back up that link); host ports have none.
+//! that sends PFC frames back up that link) and, with traffic classes, the
+//! packet's class (PFC's priority): each (port, class) has the reserve and
+//! headroom and is paused on its own, while the pool leaves out one
+//! reserve and one headroom per port, as the simulator's `total_rsrv` and
+//! `total_hdrm` do. Host ports have none.
 
 use crate::config::SharedBufferConfig;
 use crate::topology::Network;
@@ -59,6 +63,8 @@ struct Switch {
 #[derive(Debug)]
 pub struct SharedBuffers {
     cfg: SharedBufferConfig,
+    /// Traffic classes (PFC priorities); ingress state per (port, class).
+    classes: usize,
     /// Per port: its switch (`NONE` for host NICs).
     switch_of: Vec<u32>,
     ingress: Vec<Ingress>,
@@ -70,7 +76,8 @@ pub struct SharedBuffers {
 const NONE: u32 = u32::MAX;
 
 impl SharedBuffers {
-    pub fn new(cfg: &SharedBufferConfig, net: &Network) -> Result<SharedBuffers, String> {
+    pub fn new(cfg: &SharedBufferConfig, net: &Network, classes: u8) -> Result<SharedBuffers, String> {
+        let classes = classes.max(1) as usize;
         let host_rate = net.links.iter().filter(|l| net.is_host(l.node)).map(|l| l.rate_bps).min().unwrap_or(1);
         let mut node_switch = vec![NONE; net.nodes.len()];
         let mut switches = Vec::new();
@@ -94,6 +101,7 @@ impl SharedBuffers {
         let ingress = net
             .links
             .iter()
+            .flat_map(|l| std::iter::repeat_n(l, classes))
             .map(|l| {
                 // the HPCC simulator halves alpha for each doubling of a
                 // port's rate over the hosts' (its `pfc_a_shift`)
@@ -105,7 +113,7 @@ impl SharedBuffers {
                 }
             })
             .collect();
-        Ok(SharedBuffers { cfg: cfg.clone(), switch_of, ingress, switches, node_switch })
+        Ok(SharedBuffers { cfg: cfg.clone(), classes, switch_of, ingress, switches, node_switch })
     }
 
     /// PFC headroom of the ingress on `link`: what arrives in the time a
@@ -138,12 +146,14 @@ impl SharedBuffers {
         ing.bytes.saturating_sub(self.cfg.reserve_bytes)
     }
 
-    /// Admit `size` bytes arriving by `ingress` for an output queue that
-    /// holds `egress_bytes`: `Err(())` drops the packet; otherwise it is
-    /// counted, and the signal says whether to pause the upstream.
-    pub fn admit(&mut self, ingress: u32, size: u64, egress_bytes: u64) -> Result<Signal, ()> {
+    /// Admit `size` bytes of traffic class `class` arriving by `ingress`
+    /// for an output port that holds `egress_bytes`: `Err(())` drops the
+    /// packet; otherwise it is counted, and the signal says whether to
+    /// pause the upstream's `class`.
+    pub fn admit(&mut self, ingress: u32, class: u8, size: u64, egress_bytes: u64) -> Result<Signal, ()> {
         let s = self.switch_of[ingress as usize] as usize;
-        let (sw, ing) = (self.switches[s], self.ingress[ingress as usize]);
+        let ingress = ingress as usize * self.classes + class as usize;
+        let (sw, ing) = (self.switches[s], self.ingress[ingress]);
         if let Some([num, den]) = self.cfg.egress_alpha {
             let free = (sw.pool + self.cfg.reserve_bytes).saturating_sub(sw.used);
             if (egress_bytes + size) * den as u64 > num as u64 * free {
@@ -151,7 +161,7 @@ impl SharedBuffers {
             }
         }
         let t = self.threshold(&sw, &ing);
-        let ing = &mut self.ingress[ingress as usize];
+        let ing = &mut self.ingress[ingress];
         if self.cfg.pfc {
             // drop only when the headroom is full too (`CheckIngressAdmission`)
             if ing.hdrm + size > ing.headroom && ing.bytes.saturating_sub(self.cfg.reserve_bytes) + size > t {
@@ -172,22 +182,23 @@ impl SharedBuffers {
         }
         sw.used += size;
         sw.max_used = sw.max_used.max(sw.used);
-        let ing = self.ingress[ingress as usize];
+        let ing = self.ingress[ingress];
         let sw = self.switches[s];
         if self.cfg.pfc && !ing.paused && (ing.hdrm > 0 || self.shared_of(&ing) >= self.threshold(&sw, &ing)) {
-            self.ingress[ingress as usize].paused = true;
+            self.ingress[ingress].paused = true;
             self.switches[s].pauses += 1;
             return Ok(Signal::Pause);
         }
         Ok(Signal::None)
     }
 
-    /// `size` bytes that came in by `ingress` leave the buffer; the signal
-    /// says whether to resume the upstream.
-    pub fn release(&mut self, ingress: u32, size: u64) -> Signal {
+    /// `size` bytes of `class` that came in by `ingress` leave the buffer;
+    /// the signal says whether to resume the upstream's `class`.
+    pub fn release(&mut self, ingress: u32, class: u8, size: u64) -> Signal {
         let s = self.switch_of[ingress as usize] as usize;
+        let ingress = ingress as usize * self.classes + class as usize;
         let reserve = self.cfg.reserve_bytes;
-        let ing = &mut self.ingress[ingress as usize];
+        let ing = &mut self.ingress[ingress];
         let from_hdrm = ing.hdrm.min(size);
         let from_shared = (size - from_hdrm).min(ing.bytes.saturating_sub(reserve));
         ing.hdrm -= from_hdrm;
@@ -195,11 +206,11 @@ impl SharedBuffers {
         let sw = &mut self.switches[s];
         sw.shared_used -= from_shared;
         sw.used -= size;
-        let (ing, sw) = (self.ingress[ingress as usize], self.switches[s]);
+        let (ing, sw) = (self.ingress[ingress], self.switches[s]);
         if ing.paused && ing.hdrm == 0 {
             let shared = self.shared_of(&ing);
             if shared == 0 || shared + self.cfg.resume_offset_bytes <= self.threshold(&sw, &ing) {
-                self.ingress[ingress as usize].paused = false;
+                self.ingress[ingress].paused = false;
                 return Signal::Resume;
             }
         }
@@ -241,7 +252,7 @@ mod tests {
             alpha_shift: 3,
             egress_alpha: None,
         };
-        (SharedBuffers::new(&cfg, &net).unwrap(), net)
+        (SharedBuffers::new(&cfg, &net, 1).unwrap(), net)
     }
 
     /// The switch's port facing host `h` (its ingress from that host).
@@ -264,7 +275,7 @@ mod tests {
         let mut n = 0u64;
         let sig = loop {
             n += 1;
-            match b.admit(i, 1000, 0).unwrap() {
+            match b.admit(i, 0, 1000, 0).unwrap() {
                 Signal::None => {}
                 s => break s,
             }
@@ -275,7 +286,7 @@ mod tests {
         assert!(shared * 8 >= pool - shared && (shared - 1000) * 8 < pool - (shared - 1000), "{shared} of {pool}");
         // the headroom then takes what still arrives, and then it drops
         let mut taken = 0;
-        while b.admit(i, 1000, 0).is_ok() {
+        while b.admit(i, 0, 1000, 0).is_ok() {
             taken += 1000;
         }
         assert!(taken <= 37_500 + 1000 && taken >= 36_000, "headroom took {taken}");
@@ -283,7 +294,7 @@ mod tests {
         let mut resumes = 0;
         let mut left = n * 1000 + taken;
         while left > 0 {
-            if b.release(i, 1000) == Signal::Resume {
+            if b.release(i, 0, 1000) == Signal::Resume {
                 resumes += 1;
                 assert!(b.ingress[i as usize].hdrm == 0);
             }
@@ -297,7 +308,7 @@ mod tests {
     fn without_pfc_only_a_full_buffer_drops() {
         let (mut b, net) = star(false, 100_000);
         let i = ingress_from(&net, 1);
-        let admitted = (0..200).filter(|_| b.admit(i, 1000, 0) == Ok(Signal::None)).count();
+        let admitted = (0..200).filter(|_| b.admit(i, 0, 1000, 0) == Ok(Signal::None)).count();
         assert_eq!(admitted, 100);
         assert_eq!(b.used(4), Some((100_000, 100_000)));
     }
@@ -313,7 +324,7 @@ mod tests {
             if rng.gen_bool(0.55) {
                 let h = rng.gen_range(0..4);
                 let (i, size) = (ingress_from(&net, h), rng.gen_range(64..=1048));
-                match b.admit(i, size, 0) {
+                match b.admit(i, 0, size, 0) {
                     Ok(s) => {
                         held.push((i, size));
                         if s == Signal::Pause {
@@ -325,7 +336,7 @@ mod tests {
                 }
             } else if !held.is_empty() {
                 let (i, size) = held.swap_remove(rng.gen_range(0..held.len()));
-                if b.release(i, size) == Signal::Resume {
+                if b.release(i, 0, size) == Signal::Resume {
                     let h = (0..4).find(|&h| ingress_from(&net, h) == i).unwrap();
                     assert!(paused[h as usize]);
                     paused[h as usize] = false;
@@ -336,8 +347,40 @@ mod tests {
             assert!(used <= 400_000);
         }
         for (i, size) in held.drain(..) {
-            b.release(i, size);
+            b.release(i, 0, size);
         }
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn each_class_of_an_ingress_pauses_on_its_own() {
+        let net = Network::build(&TopologyConfig::Star { hosts: 4, rate_bps: 100_000_000_000, delay_ps: 1_000_000 })
+            .unwrap();
+        let cfg = SharedBufferConfig {
+            bytes: 12 << 20,
+            reserve_bytes: 4096,
+            resume_offset_bytes: 3072,
+            headroom_bytes: None,
+            pfc: true,
+            alpha_shift: 3,
+            egress_alpha: None,
+        };
+        let mut b = SharedBuffers::new(&cfg, &net, 2).unwrap();
+        // the pool leaves out one reserve and one headroom per port
+        assert_eq!(b.switches[0].pool, (12 << 20) - 4 * (37_500 + 4096));
+        let i = ingress_from(&net, 0);
+        let mut n = 0;
+        while b.admit(i, 1, 1000, 0).unwrap() != Signal::Pause {
+            n += 1;
+        }
+        // class 0 of the same ingress is not paused: its own count starts at 0
+        assert_eq!(b.admit(i, 0, 1000, 0), Ok(Signal::None));
+        assert_eq!(b.release(i, 0, 1000), Signal::None);
+        let mut resumes = 0;
+        for _ in 0..=n {
+            resumes += (b.release(i, 1, 1000) == Signal::Resume) as u32;
+        }
+        assert_eq!(resumes, 1);
         assert!(b.is_empty());
     }
 }

@@ -40,6 +40,12 @@ pub struct Config {
     /// buffers only; `metrics::QueueingDelay`).
     #[serde(default)]
     pub queueing_delay: bool,
+    /// Strict-priority traffic classes (BFC App. A.3): flows are split
+    /// among them by `workload::traffic_class`; ports with PFC or BFC's
+    /// queues keep a queue (or a partition of BFC's queues) per class and
+    /// serve class 0 first, and PFC pauses each class on its own.
+    #[serde(default = "one")]
+    pub traffic_classes: u8,
 }
 
 /// A switch's shared buffer and its PFC (`buffer.rs`).

@@ -22,7 +22,7 @@ use crate::routing::Routes;
 use crate::time::{serialization, Time};
 use crate::topology::Network;
 use crate::transport::{Conn, IntHop, IntStack, Poll, Segment, Transport};
-use crate::workload::{FlowGen, FlowSpec};
+use crate::workload::{traffic_class, FlowGen, FlowSpec};
 
 /// State of one active flow: both endpoints live in the same slot.
 struct Flow {
@@ -208,9 +208,10 @@ pub struct Simulation {
     delays: Option<QueueingDelay>,
 }
 
-/// `Packet::seq` of a PFC frame that pauses a whole port (BFC's frames
-/// name a queue there instead).
-const WHOLE_PORT: u32 = u32::MAX;
+/// `Packet::seq` of a PFC frame, which pauses one priority (traffic
+/// class) of the port, named in `sack_lo`: all its data with one class.
+/// BFC's frames name a queue there instead.
+const PFC_CLASS: u32 = u32::MAX;
 
 /// A port whose queue takes part in PFC or BFC's backpressure.
 #[inline]
@@ -284,11 +285,24 @@ impl Simulation {
         let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
         debug_assert!(net.links.iter().enumerate().all(|(i, l)| net.links[i ^ 1].node == l.peer), "ports come in pairs");
         let mut ports = ports;
+        let classes = cfg.traffic_classes.max(1);
+        if classes > 8 {
+            return Err(format!("at most 8 traffic classes (PFC's priorities), got {classes}"));
+        }
         for (i, p) in ports.iter_mut().enumerate() {
             let seed = crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64);
             match &mut p.queue {
-                Queue::Pfc(q) => q.seed(seed),
-                Queue::Bfc(q) => q.seed(seed),
+                Queue::Pfc(q) => {
+                    q.seed(seed);
+                    q.set_classes(classes);
+                }
+                Queue::Bfc(q) => {
+                    q.seed(seed);
+                    q.set_classes(classes)?;
+                }
+                _ if classes > 1 => {
+                    return Err("traffic classes need the pfc or bfc discipline on every port".into());
+                }
                 _ => {}
             }
         }
@@ -353,7 +367,7 @@ impl Simulation {
                 if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
                     return Err("a shared buffer needs the pfc or bfc discipline on every switch port (and, with PFC, on every host NIC)".into());
                 }
-                Some(SharedBuffers::new(b, &net)?)
+                Some(SharedBuffers::new(b, &net, classes)?)
             }
         };
         // strict-priority ports count their losses by class
@@ -831,12 +845,13 @@ impl Simulation {
         self.pool.get_mut(hop.id).ingress = ingress;
         if counted {
             let b = self.buffers.as_mut().expect("counted");
-            match b.admit(ingress, hop.size as u64, p.bytes) {
+            let class = traffic_class(entry.flow >> 1, self.cfg.traffic_classes);
+            match b.admit(ingress, class, hop.size as u64, p.bytes) {
                 Err(()) => {
                     p.count_drop(hop.size as u64);
                     return self.drop_packet(hop.id);
                 }
-                Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause, WHOLE_PORT, 0),
+                Ok(Signal::Pause) => self.send_pfc(ingress, Kind::Pause, PFC_CLASS, class as u32),
                 Ok(_) => {}
             }
         }
@@ -928,7 +943,7 @@ impl Simulation {
         let Some(bp) = self.bp.as_mut() else {
             // BFC's queues without its backpressure (HPCC + SFQ or DQA,
             // BFC §6.4): assignment and round robin only
-            let q = b.assign(crate::backpressure::flow_key(pkt.flow), now, true);
+            let q = b.assign(crate::backpressure::flow_key(pkt.flow), b.class_of(pkt.flow), now, true);
             b.push(hop, q);
             p.add_bytes(hop.size as u64);
             return;
@@ -937,7 +952,7 @@ impl Simulation {
         if bp.sample < 1.0 {
             bp.set_unsampled(hop.id, !sampled);
         }
-        let q = b.assign(bp.key(pkt.flow), now, sampled);
+        let q = b.assign(bp.key(pkt.flow), b.class_of(pkt.flow), now, sampled);
         let (before, active) = (b.queue_bytes(q), b.active());
         b.push(hop, q);
         p.add_bytes(hop.size as u64);
@@ -969,13 +984,13 @@ impl Simulation {
         pkt.prio = q as u64;
         let Some(bp) = self.bp.as_mut() else {
             if let Queue::Bfc(b) = &mut self.ports[port as usize].queue {
-                b.release(crate::backpressure::flow_key(flow), now);
+                b.release(crate::backpressure::flow_key(flow), b.class_of(flow), now);
             }
             return;
         };
         let recirculated = bp.sample >= 1.0 || !bp.take_unsampled(id);
         if let (Queue::Bfc(b), true) = (&mut self.ports[port as usize].queue, recirculated) {
-            b.release(bp.key(flow), now);
+            b.release(bp.key(flow), b.class_of(flow), now);
         }
         if counted && bp.uncount(ingress, upstream) {
             self.send_pfc(ingress, Kind::Resume, upstream, flow);
@@ -1007,8 +1022,9 @@ impl Simulation {
         }
         let pkt = self.pool.get(id);
         let b = self.buffers.as_mut().expect("a shared buffer");
-        if b.release(pkt.ingress, pkt.size as u64) == Signal::Resume {
-            self.send_pfc(pkt.ingress, Kind::Resume, WHOLE_PORT, 0);
+        let class = traffic_class(pkt.flow, self.cfg.traffic_classes);
+        if b.release(pkt.ingress, class, pkt.size as u64) == Signal::Resume {
+            self.send_pfc(pkt.ingress, Kind::Resume, PFC_CLASS, class as u32);
         }
     }
 
@@ -1034,8 +1050,9 @@ impl Simulation {
     }
 
     /// Send a pause or resume frame out of `port`, to the port at the other
-    /// end of its link: for the whole port (PFC, `queue` = `WHOLE_PORT`) or
-    /// one of its queues (BFC; at a NIC the queue of flow `flow`). It is a
+    /// end of its link: for a PFC priority (`queue` = `PFC_CLASS`, `flow`
+    /// = the traffic class) or one of BFC's queues (at a NIC the queue of
+    /// flow `flow`). It is a
     /// real packet: it waits for the frame being serialized, then goes
     /// first, and takes the link's delay.
     #[inline(never)]
@@ -1071,7 +1088,7 @@ impl Simulation {
         let now = self.now;
         let pause = pkt.kind == Kind::Pause;
         let nic = self.nic_host.get(port as usize).copied().filter(|&h| h != u32::MAX);
-        if pkt.seq != WHOLE_PORT {
+        if pkt.seq != PFC_CLASS {
             // BFC: one queue of a switch port, or one flow's at a NIC (or
             // the labelled flows' queue there)
             if let (Some(host), LABEL_QUEUE) = (nic, pkt.seq) {
@@ -1101,7 +1118,7 @@ impl Simulation {
         }
         let p = &mut self.ports[port as usize];
         let Queue::Pfc(q) = &mut p.queue else { return };
-        q.set_paused(pause, now);
+        q.set_paused(pkt.sack_lo as usize, pause, now);
         if pkt.kind == Kind::Resume {
             if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
                 return self.nic_pump(host);
@@ -1409,16 +1426,22 @@ impl Simulation {
             self.catch_up(port, now);
             return self.ensure_wake(port);
         }
-        if q.paused {
+        if q.all_paused() {
             return;
         }
+        let classes = q.classes();
         let mut earliest = Time::MAX;
         for _ in 0..self.nics[host as usize].ready.len() {
             let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
             let Some(f) = self.flows.get(slot, id) else { continue };
             let label_paused = self.nics[host as usize].label_paused && self.bp.as_ref().is_some_and(|b| b.labelled(id));
-            if f.nic_paused || label_paused {
-                // BFC paused this flow's NIC queue: it waits, in its place
+            let class_paused = classes > 1 && {
+                let Queue::Pfc(q) = &self.ports[port as usize].queue else { unreachable!("checked") };
+                q.is_paused(traffic_class(id, classes) as usize)
+            };
+            if f.nic_paused || label_paused || class_paused {
+                // BFC paused this flow's NIC queue, or PFC its class: it
+                // waits, in its place
                 self.nics[host as usize].ready.push_back((slot, id));
                 continue;
             }

@@ -123,6 +123,19 @@ pub fn stream_seed(seed: u64, purpose: u64) -> u64 {
     splitmix(seed ^ splitmix(purpose))
 }
 
+/// The traffic class of flow `flow` when flows are split among `classes`
+/// strict-priority classes (BFC App. A.3, Fig. 20: "traffic split equally
+/// among four priority traffic classes"): a hash of the flow's id, so each
+/// flow is in one class at every hop and every class gets an equal share
+/// of the flows, and of the load, in expectation. Class 0 is served first.
+#[inline]
+pub fn traffic_class(flow: u32, classes: u8) -> u8 {
+    if classes <= 1 {
+        return 0;
+    }
+    (splitmix(flow as u64) % classes as u64) as u8
+}
+
 impl FlowGen {
     pub fn new(cfg: &WorkloadConfig, hosts: u32, seed: u64) -> Result<FlowGen, String> {
         let (source, total) = match cfg {
@@ -502,5 +515,15 @@ mod tests {
         // exponential with mean 1 us
         let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
         assert!((mean / 1e6 - 1.0).abs() < 0.05, "{mean}");
+    }
+
+    #[test]
+    fn traffic_classes_split_flows_evenly() {
+        let mut n = [0u32; 4];
+        for f in 0..100_000 {
+            n[traffic_class(f, 4) as usize] += 1;
+        }
+        assert!(n.iter().all(|&k| k.abs_diff(25_000) < 500), "{n:?}");
+        assert!((0..1000).all(|f| traffic_class(f, 1) == 0));
     }
 }

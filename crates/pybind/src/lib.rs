@@ -148,10 +148,18 @@ fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, 
     Ok(d)
 }
 
+/// The traffic class of each flow id when flows are split among `classes`
+/// strict-priority classes (the engine's `workload::traffic_class`).
+#[pyfunction]
+fn traffic_classes(flow_ids: Vec<u32>, classes: u8) -> Vec<u8> {
+    flow_ids.into_iter().map(|f| dcsim_engine::workload::traffic_class(f, classes)).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
     m.add_function(wrap_pyfunction!(sample_flows, m)?)?;
+    m.add_function(wrap_pyfunction!(traffic_classes, m)?)?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // How this CPU sorts calendar slots (speed only; results are the same).
     m.add("SLOT_SORT", dcsim_engine::slot::Sorter::detect().name())?;

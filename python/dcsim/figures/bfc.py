@@ -305,16 +305,24 @@ def mark_incasts(runs: dict) -> None:
         data.flows = f.assign(incast=False if ids is None else ids[f.flow_id.to_numpy()] >= 0)
 
 
-def by_size_table(runs: dict) -> "pd.DataFrame":
-    """Slowdown statistics by size bin (edges: the 5% quantiles of the flow
-    sizes, shared by every scheme: they run the same flows), incast flows
-    left out."""
+def size_edges(runs: dict):
+    """Size bin edges: the 5% quantiles of the (non-incast) flow sizes,
+    shared by every scheme (they run the same flows)."""
     import numpy as np
-    import pandas as pd
 
     sizes = next(iter(runs.values())).flows.query("~incast").size_bytes
     edges = np.unique(np.quantile(sizes, np.linspace(0, 1, 21)))
     edges[0] = 0
+    return edges
+
+
+def by_size_table(runs: dict, edges=None) -> "pd.DataFrame":
+    """Slowdown statistics by size bin (default edges: `size_edges`),
+    incast flows left out."""
+    import numpy as np
+    import pandas as pd
+
+    edges = size_edges(runs) if edges is None else edges
     rows = []
     for variant, data in runs.items():
         f = data.flows.query("~incast").dropna(subset=["slowdown"])
@@ -1447,4 +1455,103 @@ _by_size(
     "backpressure; not counted here), ExpressPass on per-port buffers, Ideal-FQ at flow level. Quick: 50,000 "
     "background flows; full: 750,000.",
     incasts=True, tabulate=pfc_table, draw=draw_pfc,
+)
+
+
+# ---- multiple traffic classes (Fig. 20) ----------------------------------------
+
+FIG20_CLASSES = 4
+FIG20_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "bfc128": {"scheme.name": "bfc", "scheme.queues": 128},
+                  "hpcc": {"scheme.name": "hpcc"}, "dctcp": {"scheme.name": "dctcp_rdma"}}
+FIG20_LABELS = {"bfc": "BFC (8 queues per class)", "bfc128": "BFC (32 queues per class)", "hpcc": "HPCC",
+                "dctcp": "DCTCP"}
+
+
+def fig20_table(runs: dict) -> "pd.DataFrame":
+    """Slowdown by size bin for each traffic class (the bins of all flows,
+    shared by every class and scheme)."""
+    import copy
+
+    import pandas as pd
+
+    from ..metrics import traffic_classes
+    from ..spec import spec_from_dict
+
+    edges = size_edges(runs)
+    parts = []
+    for c in range(FIG20_CLASSES):
+        by_class = {}
+        for v, data in runs.items():
+            d = copy.copy(data)
+            d.flows = data.flows[traffic_classes(data.flows, spec_from_dict(data.summary["spec"])) == c]
+            by_class[v] = d
+        parts.append(by_size_table(by_class, edges).assign(traffic_class=c))
+    return pd.concat(parts, ignore_index=True)
+
+
+def fig20_stats(t, runs: dict) -> dict:
+    import numpy as np
+
+    def ratio(num: str, den: str, c: int, short: bool) -> float:
+        g = t[t.traffic_class == c]
+        return _ratio(g, num, den, "p99", True, 3000) if short else \
+            float(np.median(g[g.variant == num].p99.to_numpy() / g[g.variant == den].p99.to_numpy()))
+
+    classes = range(FIG20_CLASSES)
+    dctcp = [ratio("dctcp", "bfc", c, True) for c in classes]
+    bfc0 = t[(t.traffic_class == 0) & (t.variant == "bfc") & (t.bin_hi <= 3000)].p99
+    return {
+        "dctcp_over_bfc_p99_short_max": max(dctcp),
+        "dctcp_over_bfc_p99_short_lowest": dctcp[-1],
+        "bfc8_over_bfc32_p99_all": float(np.median([ratio("bfc", "bfc128", c, False) for c in classes])),
+        "bfc_p99_short_highest": float(bfc0.median()),
+        **{f"dctcp_over_bfc_p99_short_class{c}": r for c, r in zip(classes, dctcp)},
+        **{f"hpcc_over_bfc_p99_short_class{c}": ratio("hpcc", "bfc", c, True) for c in classes},
+    }
+
+
+def fig20_draw(t, runs: dict, fig: BySizeFigure):
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, FIG20_CLASSES, figsize=(3.6 * FIG20_CLASSES, 3.8), constrained_layout=True,
+                                sharey=True)
+    for c, ax in enumerate(axes):
+        for variant, g in t[t.traffic_class == c].groupby("variant", sort=False):
+            ax.plot(g.bin_hi, g.p99, "o-", ms=3, lw=1.3, label=fig.labels.get(variant, variant))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("Flow size (bytes, bin's upper edge)")
+        ax.set_title(f"priority {c + 1}" + (" (highest)" if c == 0 else " (lowest)" if c == FIG20_CLASSES - 1 else ""),
+                     fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("99th percentile FCT slowdown")
+    axes[0].legend(fontsize=7)
+    return figure
+
+
+_by_size(
+    "bfc-fig20", "BFC Fig. 20: four strict-priority traffic classes, Facebook Hadoop at 60%, no incast",
+    "BFC (NSDI'22) App. A.3, Fig. 20",
+    "BFC's Fig. 11(b) set-up with the flows split evenly among four strict-priority classes (15% load each): BFC "
+    "with its 32 queues per port split 8 per class and with 128 (32 per class), HPCC (telemetry on the port's "
+    "aggregate queue) and DCTCP (ECN on the class's queue), all with a PFC priority per class. 99th percentile "
+    "slowdown by size for each class.",
+    FB, FB_FLOWS, fig20_stats,
+    (
+        Statement("App. A.3", "dctcp_over_bfc_p99_short_max", 2.5, 10.0,
+                  "BFC achieves up to 5x better tail latency for short flows than DCTCP"),
+        Statement("App. A.3", "dctcp_over_bfc_p99_short_lowest", 0.5, 2.0,
+                  "at the lowest priority level, DCTCP's short flow tail latency converges to that of BFC"),
+        Statement("App. A.3", "bfc8_over_bfc32_p99_all", 1.0, 1.5,
+                  "BFC has only slightly better performance with 32 vs. 8 queues per priority level"),
+        Statement("App. A.3", "bfc_p99_short_highest", 1.0, 2.0,
+                  "for high priority traffic the set-up is equivalent to one class at 15% load (near ideal)"),
+    ),
+    "Classes by a hash of the flow id (`workload.traffic_classes = 4`): equal shares of the flows and, in "
+    "expectation, of the load. Short flows: the size bins up to 3 KB (the median over them of the ratio of 99th "
+    "percentiles); 'up to 5x' is read as the largest class's ratio within 2.5-10, 'converges' as within 2x, "
+    "'slightly better' as a median ratio over every bin and class of 1-1.5, 'near ideal' as a median short-flow "
+    "99th percentile below 2. Quick: 5,000 flows; full: 100,000.",
+    variants=FIG20_VARIANTS, labels=FIG20_LABELS, shown=("p99",), tabulate=fig20_table, draw=fig20_draw,
+    workload={"traffic_classes": FIG20_CLASSES},
 )

@@ -299,6 +299,7 @@ def engine_config(spec: Spec) -> dict:
         "shared_buffer": shared_buffer,
         **(spec.scheme.extra_config(spec) if hasattr(spec.scheme, "extra_config") else {}),
         "queueing_delay": spec.run.queueing_delay,
+        "traffic_classes": w.traffic_classes,
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
@@ -309,6 +310,9 @@ def engine_config(spec: Spec) -> dict:
     if spec.run.queueing_delay and spec.buffer.resolved_model(spec.scheme) != "shared":
         raise SpecError("run.queueing_delay is kept at shared-buffer switches: use a scheme that runs on them (the "
                         "RDMA schemes, BFC) or set buffer.model = \"shared\"")
+    if w.traffic_classes > 1 and spec.buffer.resolved_model(spec.scheme) != "shared":
+        raise SpecError(f"workload.traffic_classes = {w.traffic_classes}: classes are served by ports with PFC or "
+                        f"BFC's queues; use a scheme that runs on shared-buffer switches (the RDMA schemes, BFC)")
     if w.long_flows is not None and spec.run.stop_time_s is None and w.long_flows.bytes >= 10**10:
         raise SpecError(f"workload.long_flows of {w.long_flows.bytes:,} bytes last the run: set run.stop_time_s")
     if w.pings is not None and spec.run.fct_at != "sender":

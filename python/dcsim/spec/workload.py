@@ -164,6 +164,12 @@ class Workload(Model):
     pings: Optional[Pings] = field(
         None, "pings from one host to another on top of the flows (`[workload.pings]`; round-trip times: "
         "dcsim.metrics.ping_times)", source="PIAS ToN'17 §V-B (Fig. 10)")
+    traffic_classes: int = field(
+        1, "strict-priority traffic classes: flows are split among them by a hash of their id (equal shares of "
+        "the flows, and of the load, in expectation; dcsim.metrics.traffic_classes gives each flow's), class 0 "
+        "served first; ports with PFC keep a data queue and a PFC priority per class (ECN on the class's queue, "
+        "HPCC's telemetry on the port's aggregate), BFC's ports split their queues and flow table evenly among "
+        "the classes", source="BFC NSDI'22 App. A.3 (Fig. 20: 4 classes)", ge=1, le=8)
     long_flows: Optional[LongFlows] = field(
         None, "long-lived flows from one host to another on top of the flows (`[workload.long_flows]`)",
         source="BFC NSDI'22 §2.1 (Table 1)")

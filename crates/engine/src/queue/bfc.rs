@@ -12,6 +12,14 @@
 //! random one. Variants: `Stochastic` (a static hash, as SFQ; Fig. 27) and
 //! `Single` (one queue, like PFC; Fig. 8).
 //!
+//! **Traffic classes** (App. A.3): "queues at a port are statically
+//! assigned to different priority levels. The switch performs dynamic
+//! queue assignment for each class independently": class `c` of `k` owns
+//! queues `c n / k .. (c + 1) n / k` and the same share of the flow table;
+//! the classes are served in strict priority (class 0 first), and "queues
+//! at the same priority level follow fair scheduling" (deficit round robin
+//! within the class).
+//!
 //! **Backpressure** (§3.3.2) is the switch's (`sim.rs`, with the pause
 //! counters): this port reports the queue it assigned, the queue's length
 //! before the packet, and the number of active queues (non-empty and not
@@ -56,9 +64,14 @@ pub struct BfcQueues {
     paused: Vec<bool>,
     deficit: Vec<u64>,
     quantum: u64,
-    /// The queue whose turn it is, and whether its turn has begun.
-    turn: usize,
-    turn_started: bool,
+    /// Per traffic class: the queue whose turn it is, and whether its turn
+    /// has begun.
+    turns: Vec<(usize, bool)>,
+    /// Traffic classes: class `c` owns queues `bounds[c]..bounds[c + 1]`
+    /// and `per_class` entries of the flow table.
+    classes: usize,
+    bounds: Vec<usize>,
+    per_class: usize,
     control: Ring<Hop>,
     table: Vec<TableEntry>,
     assign: Assign,
@@ -92,8 +105,10 @@ impl BfcQueues {
             paused: vec![false; queues],
             deficit: vec![0; queues],
             quantum: quantum.max(1),
-            turn: 0,
-            turn_started: false,
+            turns: vec![(0, false)],
+            classes: 1,
+            bounds: vec![0, queues],
+            per_class: table_size.max(1),
             control: Ring::new(),
             table: vec![TableEntry::default(); table_size.max(1)],
             assign,
@@ -113,6 +128,33 @@ impl BfcQueues {
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     }
 
+    /// Partition the queues (and the flow table) evenly among `classes`
+    /// strict-priority classes.
+    pub fn set_classes(&mut self, classes: u8) -> Result<(), String> {
+        let (k, n) = (classes.max(1) as usize, self.queues.len());
+        if k > n || k > self.table.len() {
+            return Err(format!("{k} traffic classes need at least {k} BFC queues and flow-table entries per port"));
+        }
+        self.classes = k;
+        self.bounds = (0..=k).map(|c| c * n / k).collect();
+        self.turns = self.bounds[..k].iter().map(|&q| (q, false)).collect();
+        self.per_class = self.table.len() / k;
+        Ok(())
+    }
+
+    /// The traffic class of a data packet of flow `flow`.
+    #[inline]
+    pub fn class_of(&self, flow: u32) -> usize {
+        crate::workload::traffic_class(flow, self.classes as u8) as usize
+    }
+
+    /// The flow-table entry of the flow with hash `h` in class `c` (each
+    /// class has its share of the table).
+    #[inline]
+    fn entry(&self, h: u64, c: usize) -> usize {
+        c * self.per_class + (h % self.per_class as u64) as usize
+    }
+
     /// Control frames and ACKs go first, unassigned and never paused.
     #[inline]
     pub fn is_control(e: &Entry) -> bool {
@@ -125,28 +167,29 @@ impl BfcQueues {
         p >= 1.0 || self.rng.gen::<f64>() < p
     }
 
-    /// The queue for a packet of the flow with hash `h`, arriving at `now`;
-    /// the flow table counts the packet in if `counted` (sampling counts
-    /// only recirculated packets, App. A.8: a flow whose counted packets
-    /// have all left may get a new queue while others are still here).
-    pub fn assign(&mut self, h: u64, now: Time, counted: bool) -> usize {
-        let n = self.queues.len();
+    /// The queue for a packet of the flow with hash `h` in traffic class
+    /// `c`, arriving at `now`; the flow table counts the packet in if
+    /// `counted` (sampling counts only recirculated packets, App. A.8: a
+    /// flow whose counted packets have all left may get a new queue while
+    /// others are still here).
+    pub fn assign(&mut self, h: u64, c: usize, now: Time, counted: bool) -> usize {
+        let (lo, n) = (self.bounds[c], self.bounds[c + 1] - self.bounds[c]);
         if self.assign == Assign::Single {
-            return 0;
+            return lo;
         }
         // the flow table tells a new flow apart for either assignment; the
         // stochastic one keeps it only to count collisions
-        let i = (h % self.table.len() as u64) as usize;
+        let i = self.entry(h, c);
         let e = self.table[i];
         let new = e.size == 0 && (e.ts == 0 || now >= e.ts + self.sticky_ps);
         let q = if self.assign == Assign::Stochastic {
-            (h % n as u64) as usize
+            lo + (h % n as u64) as usize
         } else if !new {
             e.queue as usize
         } else {
-            let empty = (0..n).map(|k| (self.scan_start + k) % n).find(|&q| self.queues[q].is_empty());
+            let empty = (0..n).map(|k| lo + (self.scan_start + k) % n).find(|&q| self.queues[q].is_empty());
             self.scan_start = (self.scan_start + 1) % n;
-            empty.unwrap_or_else(|| self.rng.gen_range(0..n))
+            empty.unwrap_or_else(|| lo + self.rng.gen_range(0..n))
         };
         if new {
             self.assignments += 1;
@@ -157,10 +200,11 @@ impl BfcQueues {
         q
     }
 
-    /// A packet of the flow with hash `h` left the switch at `now`.
-    pub fn release(&mut self, h: u64, now: Time) {
+    /// A packet of the flow with hash `h` in class `c` left the switch at
+    /// `now`.
+    pub fn release(&mut self, h: u64, c: usize, now: Time) {
         if self.assign != Assign::Single {
-            let i = (h % self.table.len() as u64) as usize;
+            let i = self.entry(h, c);
             let e = &mut self.table[i];
             self.active_flows -= (e.size == 1) as u32;
             e.size = e.size.saturating_sub(1);
@@ -211,26 +255,44 @@ impl BfcQueues {
         *p = pause;
     }
 
-    /// The next packet: control first, then deficit round robin among the
-    /// data queues that have packets and are not paused (quantum: one
-    /// full packet, so fair queueing at packet granularity).
+    /// The next packet: control first, then, in the first traffic class
+    /// with a queue that has packets and is not paused, deficit round
+    /// robin among such queues (quantum: one full packet, so fair queueing
+    /// at packet granularity).
     pub fn pop(&mut self) -> Option<Hop> {
         if let Some(h) = self.control.pop_front() {
             self.last_queue = None;
             return Some(h);
         }
-        let n = self.queues.len() as u32;
-        for _ in 0..=2 * n {
-            // the next queue with packets and not paused, from the turn on
-            let q = self.eligible.next_set(self.turn as u32, n).or_else(|| self.eligible.next_set(0, n))? as usize;
-            if q != self.turn {
-                self.turn = q;
-                self.turn_started = false;
+        if self.active == 0 {
+            return None;
+        }
+        let (c, lo, hi) = if self.classes == 1 {
+            (0, 0, self.queues.len() as u32)
+        } else {
+            let bounds = &self.bounds;
+            let c = (0..self.classes).find(|&c| self.eligible.next_set(bounds[c] as u32, bounds[c + 1] as u32).is_some())?;
+            (c, bounds[c] as u32, bounds[c + 1] as u32)
+        };
+        // the class's turn, kept in locals and saved on the way out
+        let (mut turn, mut started) = self.turns[c];
+        let next = |turn: usize| if turn + 1 >= hi as usize { lo as usize } else { turn + 1 };
+        let mut out = None;
+        for _ in 0..=2 * (hi - lo) {
+            // the class's next queue with packets and not paused, from its
+            // turn on
+            let Some(q) = self.eligible.next_set(turn as u32, hi).or_else(|| self.eligible.next_set(lo, hi)) else {
+                break;
+            };
+            let q = q as usize;
+            if q != turn {
+                turn = q;
+                started = false;
             }
             let head = *self.queues[q].front().expect("eligible queues have packets");
-            if !self.turn_started {
+            if !started {
                 self.deficit[q] += self.quantum;
-                self.turn_started = true;
+                started = true;
             }
             if self.deficit[q] >= head.size as u64 {
                 self.deficit[q] -= head.size as u64;
@@ -240,19 +302,16 @@ impl BfcQueues {
                     self.deficit[q] = 0;
                     self.active -= 1;
                     self.eligible.clear(q as u32);
-                    self.next_turn();
+                    (turn, started) = (next(turn), false);
                 }
                 self.last_queue = Some(q as u16);
-                return Some(head);
+                out = Some(head);
+                break;
             }
-            self.next_turn();
+            (turn, started) = (next(turn), false);
         }
-        None
-    }
-
-    fn next_turn(&mut self) {
-        self.turn = (self.turn + 1) % self.queues.len();
-        self.turn_started = false;
+        self.turns[c] = (turn, started);
+        out
     }
 
     pub fn len(&self) -> usize {
@@ -284,29 +343,29 @@ mod tests {
     #[test]
     fn new_flows_take_empty_queues_and_keep_them_while_they_have_packets() {
         let mut b = BfcQueues::new(4, 400, Assign::Dynamic, 1048, 4_000_000);
-        let qa = b.assign(11, 1, true);
+        let qa = b.assign(11, 0, 1, true);
         b.push(hop(0, 1000), qa);
-        let qb = b.assign(22, 2, true);
+        let qb = b.assign(22, 0, 2, true);
         b.push(hop(1, 1000), qb);
         assert_ne!(qa, qb);
         // flow 11 again: its packet is still here, same queue
-        assert_eq!(b.assign(11, 3, true), qa);
+        assert_eq!(b.assign(11, 0, 3, true), qa);
         b.push(hop(2, 1000), qa);
         // all four queues busy: a fifth flow collides with one of them
         for (h, id) in [(33, 3), (44, 4)] {
-            let q = b.assign(h, 4, true);
+            let q = b.assign(h, 0, 4, true);
             b.push(hop(id, 1000), q);
         }
         assert_eq!(b.collisions, 0);
-        let q = b.assign(55, 5, true);
+        let q = b.assign(55, 0, 5, true);
         assert!(q < 4);
         assert_eq!(b.collisions, 1);
         assert_eq!(b.assignments, 5, "flow 11's second packet is no new assignment");
         assert_eq!(b.active_flows, 5);
         // flow 22's packet leaves; within the sticky time it keeps its queue
-        b.release(22, 10);
+        b.release(22, 0, 10);
         assert_eq!(b.active_flows, 4);
-        assert_eq!(b.assign(22, 11, true), qb);
+        assert_eq!(b.assign(22, 0, 11, true), qb);
         assert_eq!((b.assignments, b.active_flows), (5, 5));
     }
 
@@ -315,12 +374,12 @@ mod tests {
         // the hash alone picks the queue; the flow table only tells new
         // flows apart, to count those that land on a queue with packets
         let mut b = BfcQueues::new(4, 400, Assign::Stochastic, 1048, 0);
-        assert_eq!(b.assign(1, 1, true), 1);
+        assert_eq!(b.assign(1, 0, 1, true), 1);
         b.push(hop(0, 1000), 1);
-        assert_eq!(b.assign(5, 2, true), 1); // 5 % 4: the busy queue
+        assert_eq!(b.assign(5, 0, 2, true), 1); // 5 % 4: the busy queue
         b.push(hop(1, 1000), 1);
-        assert_eq!(b.assign(2, 3, true), 2);
-        assert_eq!(b.assign(401, 4, true), 1, "a flow sharing flow 1's table entry still goes by its hash");
+        assert_eq!(b.assign(2, 0, 3, true), 2);
+        assert_eq!(b.assign(401, 0, 4, true), 1, "a flow sharing flow 1's table entry still goes by its hash");
         assert_eq!((b.assignments, b.collisions), (3, 1));
     }
 
@@ -359,5 +418,33 @@ mod tests {
             bytes[(h.id >= 100) as usize] += h.size as u64;
         }
         assert!(bytes[0].abs_diff(bytes[1]) <= 1048, "{bytes:?}");
+    }
+
+    #[test]
+    fn classes_own_their_queues_and_go_in_strict_priority() {
+        // 8 queues, 2 classes: class 0 owns queues 0-3, class 1 queues 4-7
+        let mut b = BfcQueues::new(8, 800, Assign::Dynamic, 1048, 0);
+        b.set_classes(2).unwrap();
+        let mut qs = [vec![], vec![]];
+        for h in 0..12u64 {
+            let c = (h % 2) as usize;
+            let q = b.assign(h, c, 1, true);
+            b.push(hop(h as u32, 1000), q);
+            qs[c].push(q);
+        }
+        assert!(qs[0].iter().all(|&q| q < 4) && qs[1].iter().all(|&q| (4..8).contains(&q)), "{qs:?}");
+        assert_eq!(b.collisions, 4, "six flows per class on four queues");
+        // class 0 drains first, round robin among its queues
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|h| h.id).collect();
+        assert!(order[..6].iter().all(|id| id % 2 == 0) && order[6..].iter().all(|id| id % 2 == 1), "{order:?}");
+        // a paused class-0 queue lets class 1 through
+        let q0 = b.assign(100, 0, 2, true);
+        b.push(hop(100, 1000), q0);
+        let q1 = b.assign(101, 1, 2, true);
+        b.push(hop(101, 1000), q1);
+        b.set_paused(q0, true);
+        assert_eq!(b.pop().map(|h| h.id), Some(101));
+        assert_eq!(b.pop(), None);
+        assert!(BfcQueues::new(2, 200, Assign::Dynamic, 1048, 0).set_classes(3).is_err());
     }
 }
