@@ -140,6 +140,10 @@ pub enum TopologyConfig {
     /// k-ary fat-tree (Al-Fares et al.): k pods of k/2 edge and k/2
     /// aggregation switches, (k/2)^2 cores, k^3/4 hosts.
     FatTree { k: u32, host_rate_bps: u64, fabric_rate_bps: u64, host_delay_ps: u64, fabric_delay_ps: u64 },
+    /// Any fabric: hosts `0..hosts`, switches `hosts..hosts + switches`,
+    /// full-duplex links `(a, b, rate_bps, delay_ps)` (parallel links are
+    /// equal-cost paths). Each host has exactly one link.
+    Graph { hosts: u32, switches: u32, links: Vec<(u32, u32, u64, u64)> },
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

@@ -238,6 +238,24 @@ mod tests {
         assert_eq!(r.group(edge0, 1).len(), 1);
     }
 
+    #[test]
+    fn a_graph_routes_over_every_shortest_path_and_parallel_links() {
+        // hosts 0, 1; switches 2 (host 0's) and 5 (host 1's) joined through
+        // 3 and 4, and 3 by two parallel links to 2: three equal-cost first
+        // hops at 2 (two to 3, one to 4), one at 3 and 4
+        let links = [(0, 2), (1, 5), (2, 3), (2, 3), (2, 4), (3, 5), (4, 5), (2, 6)]
+            .iter()
+            .map(|&(a, b)| (a, b, 10_000_000_000, 1_000_000))
+            .collect();
+        let net = Network::build(&crate::config::TopologyConfig::Graph { hosts: 2, switches: 5, links }).unwrap();
+        let mut r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        assert_eq!(r.group(2, 1).len(), 3);
+        assert_eq!((r.group(3, 1).len(), r.group(4, 1).len(), r.group(6, 1).len()), (1, 1, 1));
+        // flows spread over the three: every first hop taken
+        let firsts: std::collections::HashSet<u32> = (0..200).map(|f| r.next_port(2, 1, f)).collect();
+        assert_eq!(firsts.len(), 3);
+    }
+
     /// The nodes a packet of `flow` visits from host `src` to host `dst`.
     fn nodes(r: &mut Routes, net: &Network, src: u32, dst: u32, flow: u32) -> Vec<u32> {
         let mut out = vec![src];

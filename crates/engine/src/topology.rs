@@ -71,6 +71,7 @@ impl Network {
 
     pub fn build(cfg: &TopologyConfig) -> Result<Network, String> {
         match *cfg {
+            TopologyConfig::Graph { hosts, switches, ref links } => Network::graph(hosts, switches, links),
             TopologyConfig::Star { hosts, rate_bps, delay_ps } => {
                 need(hosts >= 2, "star needs at least 2 hosts")?;
                 let mut n = Network::with_hosts(hosts);
@@ -135,6 +136,70 @@ impl Network {
     }
 }
 
+impl Network {
+    /// A fabric given link by link (`TopologyConfig::Graph`). A switch's
+    /// tier is its distance in hops from the nearest host (1: next to
+    /// hosts), as a leaf-spine's or fat-tree's tiers are.
+    fn graph(hosts: u32, switches: u32, links: &[(u32, u32, u64, u64)]) -> Result<Network, String> {
+        need(hosts >= 2, "a fabric needs at least 2 hosts")?;
+        let n = hosts + switches;
+        let mut net = Network::with_hosts(hosts);
+        for _ in 0..switches {
+            net.add_switch(1);
+        }
+        for (i, &(a, b, rate, delay)) in links.iter().enumerate() {
+            if a >= n || b >= n || a == b {
+                return Err(format!("link {i}: nodes {a} and {b} (a fabric of {n} nodes, no self-links)"));
+            }
+            if rate == 0 {
+                return Err(format!("link {i}: rate 0"));
+            }
+            net.connect(a, b, rate, delay);
+        }
+        for h in 0..hosts {
+            let k = net.nodes[h as usize].ports.len();
+            if k != 1 {
+                return Err(format!("host {h} has {k} links; a host has one NIC"));
+            }
+        }
+        // tiers, and connectedness: breadth-first from every host at once
+        let mut dist = vec![u32::MAX; n as usize];
+        let mut queue: std::collections::VecDeque<u32> = (0..hosts).collect();
+        (0..hosts as usize).for_each(|h| dist[h] = 0);
+        while let Some(u) = queue.pop_front() {
+            for &p in &net.nodes[u as usize].ports {
+                let v = net.links[p as usize].peer;
+                if dist[v as usize] == u32::MAX {
+                    dist[v as usize] = dist[u as usize] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+        if let Some(s) = dist.iter().position(|&d| d == u32::MAX) {
+            return Err(format!("the fabric is not connected: switch {s} reaches no host"));
+        }
+        let mut seen = vec![false; n as usize];
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        while let Some(u) = stack.pop() {
+            for &p in &net.nodes[u as usize].ports {
+                let v = net.links[p as usize].peer as usize;
+                if !seen[v] {
+                    seen[v] = true;
+                    stack.push(v as u32);
+                }
+            }
+        }
+        if let Some(v) = seen.iter().position(|&x| !x) {
+            return Err(format!("the fabric is not connected: node {v} cannot reach host 0"));
+        }
+        for s in hosts..n {
+            net.nodes[s as usize].tier = dist[s as usize].min(u8::MAX as u32) as u8;
+        }
+        Ok(net)
+    }
+}
+
 fn need(cond: bool, msg: &str) -> Result<(), String> {
     if cond {
         Ok(())
@@ -194,5 +259,33 @@ mod tests {
         assert_eq!(n.nodes.len(), 16 + 4 + 16);
         // every switch has k ports
         assert!(n.nodes[16..].iter().all(|s| s.ports.len() == 4));
+    }
+
+    use super::Network;
+    use crate::config::TopologyConfig;
+
+    fn graph(hosts: u32, switches: u32, links: &[(u32, u32)]) -> Result<Network, String> {
+        let links = links.iter().map(|&(a, b)| (a, b, 100_000_000_000, 1_000_000)).collect();
+        Network::build(&TopologyConfig::Graph { hosts, switches, links })
+    }
+
+    #[test]
+    fn a_graph_gets_tiers_by_distance_from_hosts() {
+        // BFC's testbed (Fig. 6): hosts 0-1 on switch 5, host 2 on switch
+        // 7, hosts 3-4 on switch 6; 5 -> 6 <- 7
+        let n = graph(5, 3, &[(0, 5), (1, 5), (2, 7), (3, 6), (4, 6), (5, 6), (7, 6)]).unwrap();
+        assert_eq!(n.nodes.iter().map(|x| x.tier).collect::<Vec<_>>(), vec![0, 0, 0, 0, 0, 1, 1, 1]);
+        // a switch with no host of its own is one tier up
+        let n = graph(2, 3, &[(0, 2), (1, 3), (2, 4), (3, 4)]).unwrap();
+        assert_eq!(n.nodes[4].tier, 2);
+    }
+
+    #[test]
+    fn a_graph_refuses_what_it_cannot_run() {
+        assert!(graph(2, 1, &[(0, 2), (1, 2), (0, 2)]).unwrap_err().contains("host 0 has 2 links"));
+        assert!(graph(2, 1, &[(0, 2)]).unwrap_err().contains("host 1 has 0 links"));
+        assert!(graph(2, 2, &[(0, 2), (1, 2)]).unwrap_err().contains("not connected"));
+        assert!(graph(2, 2, &[(0, 2), (1, 3)]).unwrap_err().contains("not connected"));
+        assert!(graph(2, 1, &[(0, 2), (1, 5)]).unwrap_err().contains("nodes 1 and 5"));
     }
 }

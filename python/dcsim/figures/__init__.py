@@ -26,6 +26,7 @@ from . import pias  # noqa: F401  (registers the PIAS figures)
 from . import pias_testbed  # noqa: F401  (the PIAS testbed figures, on a model of the testbed)
 from . import model  # noqa: F401  (figures of a model: pFabric Fig. 22)
 from . import bfc  # noqa: F401  (the BFC figures)
+from . import bfc_testbed  # noqa: F401  (BFC's testbed figure, on a model of the testbed)
 
 __all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",
            "compute", "draw", "get", "plot", "register", "reproduce"]

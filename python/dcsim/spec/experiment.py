@@ -209,6 +209,9 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
     if w.reverse_cdf and w.reverse_cdf not in SHIPPED and not Path(w.reverse_cdf).is_absolute() \
             and (base / w.reverse_cdf).is_file():
         spec.workload.reverse_cdf = str(base / w.reverse_cdf)
+    if spec.topology.kind == "file" and not Path(spec.topology.path).is_absolute() \
+            and (base / spec.topology.path).is_file():
+        spec.topology.path = str(base / spec.topology.path)
     t = getattr(spec.scheme, "threshold_cdf", None)
     if t and t not in SHIPPED and not Path(t).is_absolute() and (base / t).is_file():
         spec.scheme.threshold_cdf = str(base / t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from .base import Model, bps, field, ps
 
@@ -151,8 +151,47 @@ class FatTreeTopology(Model):
         return self.k * (self.k // 2) ** 2 * bps(self.fabric_rate_gbps)
 
 
+class FileTopology(Model):
+    """Any fabric, from a file in the HPCC simulator's `topology.txt` format
+    (first line: nodes, switches, links; second: the switch ids; then one
+    link per line: `a b rate delay error_rate`, e.g. `0 4 100Gbps 0.001ms
+    0`). Nodes not listed as switches are hosts, numbered 0.. in the order
+    of their file ids (workload.src, dst and the flow tables use these
+    numbers); each has one link. Parallel links are kept as equal-cost
+    paths (the HPCC simulator keeps only the last). Bad files fail naming
+    file:line. Routing: every shortest path, per flow (ECMP) or per packet."""
+
+    kind: Literal["file"] = field("file", "the topology builder")
+    path: str = field("topology.txt", "the topology file; relative to the spec file")
+    format: Literal["hpcc"] = field("hpcc", "the file's format: the HPCC simulator's topology.txt")
+    #: the parsed file, by the path it was read from
+    _fabric: Optional[tuple] = PrivateAttr(default=None)
+
+    def fabric(self):
+        from ..topology_file import read_hpcc
+
+        if self._fabric is None or self._fabric[0] != self.path:
+            self._fabric = (self.path, read_hpcc(self.path))
+        return self._fabric[1]
+
+    def engine(self) -> dict:
+        return self.fabric().engine()
+
+    def host_count(self) -> int:
+        return self.fabric().hosts
+
+    def host_rate_bps(self) -> int:
+        return self.fabric().host_rate_bps()
+
+    def max_link_delay_us(self) -> float:
+        return self.fabric().max_link_delay_ps() / 1e6
+
+    def core_capacity_bps(self) -> Optional[int]:
+        return self.fabric().core_capacity_bps() or None
+
+
 Topology = Annotated[
-    Union[StarTopology, LeafSpineTopology, OversubscribedLeafSpineTopology, FatTreeTopology],
+    Union[StarTopology, LeafSpineTopology, OversubscribedLeafSpineTopology, FatTreeTopology, FileTopology],
     Field(discriminator="kind"),
 ]
 TOPOLOGIES = {
@@ -160,6 +199,7 @@ TOPOLOGIES = {
     "leaf_spine": LeafSpineTopology,
     "oversubscribed_leaf_spine": OversubscribedLeafSpineTopology,
     "fat_tree": FatTreeTopology,
+    "file": FileTopology,
 }
 
 

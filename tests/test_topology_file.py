@@ -1,0 +1,105 @@
+"""Fabrics from files in the HPCC simulator's topology.txt format
+(`topology.kind = "file"`, `dcsim.topology_file`)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from dcsim.errors import SpecError
+from dcsim.simulate import run_all
+from dcsim.spec import Spec
+from dcsim.topology_file import read_hpcc
+
+#: BFC's testbed (Fig. 6) with one host per group: hosts 0 (group 1), 1
+#: (group 2), 2 (group 3), 3 (receiver 1), 4 (receiver 2); switch 5 is
+#: switch 1, 6 switch 2, 7 switch 3.
+TESTBED = """8 3 7
+5 6 7
+0 5 100Gbps 0.001ms 0
+1 5 100Gbps 0.001ms 0
+2 7 100Gbps 0.001ms 0
+3 6 100Gbps 0.001ms 0
+4 6 100Gbps 0.001ms 0
+5 6 100Gbps 0.001ms 0
+7 6 100Gbps 0.001ms 0
+"""
+
+
+def _file(tmp_path, text, name="topology.txt"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_a_file_gives_hosts_switches_links_and_routes(tmp_path, write_trace):
+    f = read_hpcc(_file(tmp_path, TESTBED))
+    assert (f.hosts, f.switches, len(f.links), f.parallel) == (5, 3, 7, 0)
+    assert f.links[0] == (0, 5, 100_000_000_000, 1_000_000)
+    assert f.host_rate_bps() == 100_000_000_000 and f.max_link_delay_ps() == 1_000_000
+    # the core: what switches 1 and 3 send to switch 2, and switch 2 to them
+    assert f.core_capacity_bps() == 4 * 100_000_000_000
+    # one flow from group 1 to receiver 1 crosses three links: its ideal
+    # FCT is that of three hops at 100 Gb/s
+    spec = Spec.model_validate({"topology": {"kind": "file", "path": str(tmp_path / "topology.txt")},
+                                "scheme": {"name": "bfc"},
+                                "workload": {"matrix": "trace", "trace": write_trace([(0.0, 0, 3, 1_000_000)])}})
+    r = run_all(spec)
+    assert r.flows.slowdown.iloc[0] == pytest.approx(1.0, abs=1e-9)
+    assert r.summary["counters"]["delivered_pkts"] > 0
+
+
+def test_file_ids_map_to_host_numbers_in_order(tmp_path):
+    # hosts need not come first in the file: switches 0 and 3
+    f = read_hpcc(_file(tmp_path, "5 2 4\n0 3\n1 0 10Gbps 1us 0\n2 0 10Gbps 1us 0\n4 3 10Gbps 1us 0\n0 3 40Gbps 1us 0\n"))
+    assert (f.host_id(1), f.host_id(2), f.host_id(4)) == (0, 1, 2)
+    assert f.node_id[0] == 3 and f.node_id[3] == 4
+    assert f.host_rate_bps() == 10_000_000_000
+
+
+def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path):
+    text = "4 2 4\n2 3\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 3 100Gbps 1us 0\n3 2 100Gbps 1us 0\n"
+    f = read_hpcc(_file(tmp_path, text))
+    assert f.parallel == 1 and len(f.links) == 4
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0\n1 5 100Gbps 0.001ms 0\n2 7 100Gbps 0.001ms 0\n3 6 100Gbps 0.001ms 0\n"
+     "4 6 100Gbps 0.001ms 0\n5 6 100Gbps 0.001ms 0\n7 9 100Gbps 0.001ms 0\n", 9, "node 9 is out of range"),
+    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0\n1 5 100Gbps 0.001ms 0\n2 7 100Gbps 0.001ms 0\n3 6 100Gbps 0.001ms 0\n"
+     "4 6 100Gbps 0.001ms 0\n5 6 100Gbps 0.001ms 0\n7 6 0Gbps 0.001ms 0\n", 9, "must be positive"),
+    ("8 3 7\n5 6 7\n0 5 fast 0.001ms 0\n1 5 100Gbps 0.001ms 0\n2 7 100Gbps 0.001ms 0\n3 6 100Gbps 0.001ms 0\n"
+     "4 6 100Gbps 0.001ms 0\n5 6 100Gbps 0.001ms 0\n7 6 100Gbps 0.001ms 0\n", 3, "rate 'fast' is not a number"),
+    ("8 3 7\n5 6 7\n0 5 100Gbps 1 week 0\n", 3, "a link is 'a b rate delay error_rate'"),
+    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0\n0 6 100Gbps 0.001ms 0\n", 4, "host 0 has a second link"),
+    ("8 3 7\n5 6 9\n", 2, "switch id 9 is out of range"),
+    ("8 3 7\n5 6\n", 2, "3 switches announced, 2 ids listed"),
+    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0.01\n", 3, "no random link losses"),
+    ("8 3\n5 6 7\n", 1, "'nodes switches links'"),
+])
+def test_bad_files_name_the_line(tmp_path, text, line, message):
+    p = _file(tmp_path, text)
+    with pytest.raises(SpecError, match=message) as e:
+        read_hpcc(p)
+    assert f"{p}:{line}:" in str(e.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n", "to itself"),
+    ("5 2 3\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n", "not connected"),
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n0 3 100Gbps 1us 0\n", "second link"),
+    ("4 2 2\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", "host 1 .* has no link"),
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n", "3 links announced, 1 link lines found"),
+])
+def test_bad_fabrics_are_refused(tmp_path, text, message):
+    with pytest.raises(SpecError, match=message):
+        read_hpcc(_file(tmp_path, text))
+
+
+def test_the_cli_exits_2_naming_the_file_and_line(tmp_path):
+    _file(tmp_path, TESTBED.replace("7 6 100Gbps", "7 6 100Gbs"))
+    (tmp_path / "spec.toml").write_text('[topology]\nkind = "file"\npath = "topology.txt"\n')
+    r = subprocess.run([sys.executable, "-m", "dcsim", "run", str(tmp_path / "spec.toml"), "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "topology.txt:9: rate '100Gbs'" in r.stderr
