@@ -307,3 +307,37 @@ def test_a_nics_labelled_flows_share_one_nic_queue(write_trace, monkeypatch):
     finish = f.start_s + f.fct_s
     assert abs(finish[0] - finish[1]) / finish[1] < 0.02
     assert max(finish) / min(finish) < 1.25
+
+
+def test_packet_level_ideal_fq_shares_equally_and_buffers_without_bound(write_trace):
+    # 16 long flows into one host: a queue each at the bottleneck, served in
+    # turn, so they finish together with the link busy throughout; each
+    # keeps one BDP in flight (the NIC's cap), all of it queued at the
+    # bottleneck, so the queue holds about 16 BDPs: no limit, no loss
+    n, size = 16, 2_000_000
+    spec = Spec.model_validate({
+        "topology": {"kind": "star", "hosts": n + 1, "rate_gbps": 100.0, "link_delay_us": 1.0},
+        "scheme": {"name": "ideal_fq_packet"},
+        "workload": {"matrix": "trace", "trace": write_trace([(0.0, h, 0, size) for h in range(1, n + 1)])},
+        "run": {"sample_us": 1.0, "sample_queues": "to_hosts"}})
+    r = run_all(spec)
+    s = r.summary
+    assert s["counters"]["dropped_pkts"] == 0 and s["counters"]["pfc_frames"] == 0
+    finish = r.flows.start_s + r.flows.fct_s
+    assert finish.min() / finish.max() > 0.99
+    one = r.flows.ideal_fct_s.iloc[0]
+    assert n * one / finish.max() > 0.98
+    bdp = 100e9 * 4e-6 / 8  # the star's base RTT: two links each way
+    q = r.queues[(r.queues.peer == 0) & (r.queues.time_s > 20e-6) & (r.queues.time_s < 0.9 * finish.max())].bytes
+    assert n * bdp * 0.7 < q.median() < n * bdp * 1.3
+    # the port keeps a queue per flow: the sampler counts them
+    assert r.queues[(r.queues.peer == 0) & (r.queues.time_s > 20e-6) & (r.queues.time_s < 0.5 * finish.max())].flows.min() == n
+
+
+def test_packet_level_ideal_fq_refuses_a_buffer_size():
+    from dcsim.errors import SpecError
+    from dcsim.simulate import build
+
+    with pytest.raises(SpecError, match="unbounded"):
+        build(Spec.model_validate({"scheme": {"name": "ideal_fq_packet"}, "buffer": {"size_mb": 4.0},
+                                   "topology": {"kind": "star", "hosts": 4, "rate_gbps": 100.0}}))

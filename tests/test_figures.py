@@ -313,7 +313,7 @@ def test_bfc_figures_by_size_run_every_scheme_on_the_same_flows(tmp_path):
     fig = dataclasses.replace(figures.REGISTRY["bfc-fig10"], flows={"quick": 3000})
     result, t = fig.reproduce(tmp_path / "f10", "quick", jobs=1, quiet=True)
     assert not result.failed
-    assert set(t.variant) == {"bfc", "hpcc", "dcqcn", "dctcp", "expresspass", "ideal_fq"}
+    assert set(t.variant) == {"bfc", "hpcc", "dcqcn", "dctcp", "expresspass", "ideal_fq", "ideal_fq_packet"}
     counts = t.groupby("variant").flows.sum()
     assert counts.nunique() == 1 and counts.iloc[0] == 3000  # the same flows, every one finished
     assert (t.p99 >= t.p95).all() and (t.p95 >= 1 - 1e-9).all()

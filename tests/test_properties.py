@@ -54,7 +54,9 @@ schemes = st.one_of(
                      # BFC's appendix variants; HPCC with idealized retransmission, and over BFC's queues
                      {"name": "bfc", "cc": "delay"}, {"name": "bfc", "nic_pauses": False},
                      {"name": "bfc", "sample": 0.5}, {"name": "hpcc", "perfect_retransmit": True},
-                     {"name": "hpcc", "perfect_retransmit": True, "queues": 4, "assign": "dynamic", "rto_us": 1000.0}]),
+                     {"name": "hpcc", "perfect_retransmit": True, "queues": 4, "assign": "dynamic", "rto_us": 1000.0},
+                     # ideal fair queueing at packet level: a queue per flow, unbounded buffers
+                     {"name": "ideal_fq_packet"}]),
     # receiver-driven credits, per-port buffers
     st.builds(lambda q, spread: {"name": "expresspass", "credit_queue_credits": q, "credit_size_spread": spread,
                                  "queue_bytes": 200_000}, st.integers(1, 16), st.sampled_from([0, 8])),

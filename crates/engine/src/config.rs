@@ -238,6 +238,9 @@ pub enum Discipline {
         /// Credit bytes per link byte, `[num, den]` (84 / (84 + 1538)).
         credit_share: [u64; 2],
     },
+    /// Per-flow fair queueing with unbounded queues (`queue/fq.rs`): BFC's
+    /// Ideal-FQ.
+    Fq { quantum_bytes: u64 },
     /// BFC (`queue/bfc.rs`, `backpressure.rs`).
     Bfc {
         queues: u16,

@@ -327,6 +327,10 @@ impl Port {
             Queue::Prio(q) => q.offer(e.hop, e.prio, self.bytes, self.ecn_threshold),
             Queue::Pfc(q) => (Admit::Queued, q.push(e, self.ecn_threshold)),
             Queue::Xpass(q) => (q.offer(e, self.limit_bytes), false),
+            Queue::Fq(q) => {
+                q.push(e);
+                (Admit::Queued, false)
+            }
             // data packets are assigned a queue by the switch (`sim.rs`)
             Queue::Bfc(q) => {
                 q.push_control(e.hop);

@@ -213,10 +213,13 @@ pub struct Simulation {
 /// BFC's frames name a queue there instead.
 const PFC_CLASS: u32 = u32::MAX;
 
-/// A port whose queue takes part in PFC or BFC's backpressure.
+/// A port of a switch of BFC's generation: its queue takes part in PFC or
+/// BFC's backpressure, or (ideal fair queueing) only in the shared buffer.
+/// Such ports go through `offer_pfc` and make their departures at events
+/// of their own.
 #[inline]
 fn obeys_pauses(q: &Queue) -> bool {
-    matches!(q, Queue::Pfc(_) | Queue::Bfc(_))
+    matches!(q, Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_))
 }
 
 /// Bytes on the wire of a PFC frame: a minimum-size Ethernet frame.
@@ -365,11 +368,18 @@ impl Simulation {
                     ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| obeys_pauses(&p.queue))
                 };
                 if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
-                    return Err("a shared buffer needs the pfc or bfc discipline on every switch port (and, with PFC, on every host NIC)".into());
+                    return Err("a shared buffer needs the pfc, bfc or fq discipline on every switch port (and, with PFC, on every host NIC)".into());
                 }
                 Some(SharedBuffers::new(b, &net, classes)?)
             }
         };
+        if buffers.is_none()
+            && ports.iter().zip(&net.links).any(|(p, l)| !net.is_host(l.node) && matches!(p.queue, Queue::Bfc(_) | Queue::Fq(_)))
+        {
+            // their flow tables and queues are released as packets leave a
+            // switch's buffer
+            return Err("the bfc and fq disciplines need a shared buffer: set shared_buffer".into());
+        }
         // strict-priority ports count their losses by class
         let by_class = ports.iter().any(|p| matches!(p.queue, crate::queue::Queue::Prio(_)));
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
@@ -485,6 +495,7 @@ impl Simulation {
             let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
             let flows = match &self.ports[i as usize].queue {
                 Queue::Bfc(b) => b.active_flows,
+                Queue::Fq(q) => q.active_flows() as u32,
                 _ => 0,
             };
             self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes, flows });
@@ -758,7 +769,7 @@ impl Simulation {
             return;
         }
         match p.queue {
-            Queue::Pfc(_) | Queue::Bfc(_) => return self.offer_pfc(port, hop),
+            Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_) => return self.offer_pfc(port, hop),
             Queue::Xpass(_) => return self.offer_xpass(port, hop),
             _ => {}
         }
@@ -833,6 +844,7 @@ impl Simulation {
         let control = match &p.queue {
             Queue::Pfc(q) => q.is_control(&entry),
             Queue::Bfc(_) => BfcQueues::is_control(&entry),
+            Queue::Fq(_) => crate::queue::fq::FqQueues::is_control(&entry),
             _ => unreachable!("offer_pfc on a port that obeys pauses"),
         };
         let counted = !control && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port));
@@ -1672,6 +1684,7 @@ impl Simulation {
                     .map(|&p| match &self.ports[p as usize].queue {
                         Queue::Pfc(q) => q.data_bytes(),
                         Queue::Bfc(q) => q.data_bytes(),
+                        Queue::Fq(q) => q.data_bytes(),
                         _ => 0,
                     })
                     .sum();

@@ -342,11 +342,13 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
 
     names = {"mean": "average", "p50": "median", "p95": "95th percentile", "p99": "99th percentile"}
     n = len(fig.shown)
+    # one colour per scheme in every panel (some schemes have no buffers)
+    color = {v: f"C{i % 10}" for i, v in enumerate(dict.fromkeys(list(t.variant) + list(runs)))}
     figure, axes = plt.subplots(1, n + 1, figsize=(3.75 * (n + 1), 3.8), constrained_layout=True)
     for ax, stat in zip(axes, fig.shown):
         title = names[stat]
         for variant, g in t.groupby("variant", sort=False):
-            ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, label=fig.labels.get(variant, variant))
+            ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, color=color[variant], label=fig.labels.get(variant, variant))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("Flow size (bytes, bin's upper edge)")
@@ -360,7 +362,7 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
         if b is None or not len(b):
             continue
         x = np.sort(b.bytes.to_numpy()) / 1e6
-        ax.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, label=fig.labels.get(variant, variant))
+        ax.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, color=color[variant], label=fig.labels.get(variant, variant))
     ax.set_xscale("symlog", linthresh=0.01)
     ax.set_xlabel("Buffer occupancy per switch (MB)")
     ax.set_ylabel("CDF (samples)")
@@ -385,11 +387,12 @@ BFC_BASE = {
 #: theirs.
 BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, "dcqcn": {"scheme.name": "dcqcn"},
                 "dctcp": {"scheme.name": "dctcp_rdma"}, "expresspass": {"scheme.name": "expresspass"},
-                "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48}}
+                "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48},
+                "ideal_fq_packet": {"scheme.name": "ideal_fq_packet"}}
 BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "expresspass": "ExpressPass",
-              "ideal_fq": "Ideal-FQ (flow level)"}
+              "ideal_fq": "Ideal-FQ (flow level)", "ideal_fq_packet": "Ideal-FQ (packet level)"}
 BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN, DCTCP and HPCC, BFC from "
-                 "its paper, ExpressPass from its ns-2 code with its 1460 B payloads and per-port buffers, its load counted in its own frames); Ideal-FQ at flow level. Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
+                 "its paper, ExpressPass from its ns-2 code with its 1460 B payloads and per-port buffers, its load counted in its own frames); Ideal-FQ at flow level and, as the paper runs it, at packet level (a queue per flow, unbounded buffers, each flow's packets in flight capped at a BDP). Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
                  "authors' prototype sets it; flows within a rack never cross it. One seed.")
 
 
@@ -442,8 +445,17 @@ def _incast_p99(runs: dict, variant: str) -> float:
     return float(f[f.incast].slowdown.quantile(0.99))
 
 
+def _ideal_buffer_stats(runs: dict) -> dict:
+    """The packet-level Ideal-FQ's peak switch buffer over the 12 MB a
+    switch has (§6.2: "its buffer occupancy can grow to an unfeasible
+    level")."""
+    if "ideal_fq_packet" not in runs:
+        return {}
+    return {"ideal_packet_peak_buffer_over_12mb": _buffer_stat(runs, "ideal_fq_packet", 1.0) / (12 << 20)}
+
+
 def fig9_stats(t, runs: dict) -> dict:
-    out = fig10_stats(t, runs)
+    out = {**fig10_stats(t, runs), **_ideal_buffer_stats(runs)}
     del out["pfc_frames_dcqcn_hpcc"], out["bfc_over_ideal_mean_all"]
     paused = {v: runs[v].summary.get("pfc", {}).get("paused_fraction_mean", 0.0) for v in ("dcqcn", "hpcc")}
     out["hpcc_over_dcqcn_pfc_paused"] = paused["hpcc"] / paused["dcqcn"] if paused["dcqcn"] else math.nan
@@ -560,6 +572,8 @@ _by_size(
                   "HPCC reduces PFC pauses (with incast) compared to DCQCN"),
         Statement("§6.2, App. A.12", "hpcc_over_bfc_p99_incast", 1.5, 2.5,
                   "BFC improves incast flows: 2x better FCTs at the tail than HPCC"),
+        Statement("§6.2, Fig. 9(b)", "ideal_packet_peak_buffer_over_12mb", 1.0, math.inf,
+                  "Ideal-FQ's buffer occupancy can grow to an unfeasible level"),
         *EXPRESSPASS,
     ),
     "Short flows: the size bins up to 3 KB. Incast flows (workload.incasts) are left out of the bins. Quick: 50,000 "

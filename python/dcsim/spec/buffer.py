@@ -61,7 +61,11 @@ class SwitchBuffer(Model):
             return port, None
         pfc = self.resolved_pfc(scheme)
         kinds = {port[w]["discipline"]["kind"] for w in ("host", "switch")}
-        if kinds <= {"pfc", "bfc"} and port["host"]["discipline"]["kind"] == "pfc":
+        unbounded = getattr(scheme, "unbounded_buffer", False)
+        if unbounded and self.size_mb != type(self).model_fields["size_mb"].default:
+            raise SpecError(f"buffer.size_mb = {self.size_mb:g}: scheme {scheme.name}'s switch buffers are unbounded; "
+                            "leave it at its default")
+        if kinds <= {"pfc", "bfc", "fq"} and port["host"]["discipline"]["kind"] == "pfc":
             # a scheme built for these switches (the RDMA schemes)
             pfc_port = dict(port["switch"]["discipline"])
             host = port["host"]
@@ -72,8 +76,8 @@ class SwitchBuffer(Model):
         else:
             raise SpecError(f"buffer.model: 'shared' needs FIFO ports (schemes tcp, dctcp) or an RDMA scheme; "
                             f"scheme {scheme.name}'s ports are {' and '.join(sorted(kinds))}")
-        if self.acks_high_priority is not None and pfc_port["kind"] == "bfc":
-            raise SpecError("buffer.acks_high_priority: BFC's switch ports always serve ACKs in their control "
+        if self.acks_high_priority is not None and pfc_port["kind"] in ("bfc", "fq"):
+            raise SpecError("buffer.acks_high_priority: BFC's and fair queueing's switch ports always serve ACKs in their control "
                             "queue (docs/schemes.md, bfc); leave it unset")
         if self.acks_high_priority is not None and pfc_port["kind"] == "pfc":
             pfc_port["acks_high_priority"] = self.acks_high_priority
@@ -82,7 +86,7 @@ class SwitchBuffer(Model):
         switch = {"discipline": pfc_port, "limit_bytes": None,
                   "ecn_threshold_bytes": port["switch"].get("ecn_threshold_bytes")}
         shared = {
-            "bytes": round(self.size_mb * (1 << 20)),
+            "bytes": 1 << 50 if unbounded else round(self.size_mb * (1 << 20)),
             "reserve_bytes": self.reserve_bytes,
             "resume_offset_bytes": self.resume_offset_bytes,
             "headroom_bytes": self.headroom_bytes,

@@ -10,6 +10,7 @@
 //! serializer frees up (`TxDone`).
 
 pub mod bfc;
+pub mod fq;
 pub mod pfabric;
 pub mod pfc;
 pub mod prio;
@@ -73,6 +74,8 @@ pub enum Queue {
     Pfc(pfc::PfcQueue),
     /// BFC: queues assigned to flows, paused one by one.
     Bfc(bfc::BfcQueues),
+    /// Ideal fair queueing: a queue per flow, as many as there are flows.
+    Fq(fq::FqQueues),
     /// ExpressPass: credits rate-limited, before data.
     Xpass(xpass::XpassQueue),
 }
@@ -100,6 +103,7 @@ impl Queue {
             Discipline::Xpass { credit_queue_bytes, bucket_bytes, .. } => {
                 Queue::Xpass(xpass::XpassQueue::new(credit_queue_bytes, bucket_bytes))
             }
+            Discipline::Fq { quantum_bytes } => Queue::Fq(fq::FqQueues::new(quantum_bytes)),
             Discipline::Bfc { queues, table_size, assign, quantum_bytes, sticky_ps } => Queue::Bfc(
                 bfc::BfcQueues::new(queues as usize, table_size as usize, assign, quantum_bytes, sticky_ps),
             ),
@@ -120,6 +124,7 @@ impl Queue {
             Queue::Prio(q) => q.len(),
             Queue::Pfc(q) => q.len(),
             Queue::Bfc(q) => q.len(),
+            Queue::Fq(q) => q.len(),
             Queue::Xpass(q) => q.len(),
         }
     }
@@ -148,6 +153,7 @@ impl Queue {
             Queue::Prio(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Pfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Bfc(q) => Box::new(q.hops().map(|h| h.size as u64)),
+            Queue::Fq(q) => Box::new(q.hops().map(|h| h.size as u64)),
             Queue::Xpass(q) => Box::new(q.hops().map(|h| h.size as u64)),
         }
     }
@@ -162,6 +168,7 @@ impl Queue {
             Queue::Prio(q) => q.pop(),
             Queue::Pfc(q) => q.pop(),
             Queue::Bfc(q) => q.pop(),
+            Queue::Fq(q) => q.pop(),
             Queue::Xpass(q) => q.pop(),
         }
     }

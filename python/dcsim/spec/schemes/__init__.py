@@ -15,6 +15,7 @@ from .expresspass import ExpressPassScheme
 from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
+from .ideal_fq_packet import IdealFqPacketScheme
 from .l2dct import L2dctScheme
 from .las import LasScheme
 from .pfabric import PFabricScheme
@@ -24,13 +25,13 @@ from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
                          L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
-                         ExpressPassScheme],
+                         ExpressPassScheme, IdealFqPacketScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
            "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
-           "expresspass": ExpressPassScheme}
+           "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
            "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme", "ExpressPassScheme"]
+           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme"]

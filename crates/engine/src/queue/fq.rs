@@ -1,0 +1,192 @@
+//! Per-flow fair queueing with unbounded queues: BFC's Ideal-FQ (NSDI'22
+//! §6.2.1: "we simulate ideal fair queuing with infinite buffering at each
+//! switch"), the bound on what per-flow scheduling could give. Every flow
+//! with packets at the port has a FIFO of its own (created when its first
+//! packet arrives, recycled when its last leaves), served by deficit round
+//! robin with a one-packet quantum, after a control queue (ACKs) served
+//! first. Unlike BFC's queues (`bfc.rs`) there is no limit on the number
+//! of queues, so flows never share one, and nothing pauses.
+
+use super::Entry;
+use crate::packet::LINK_LOCAL;
+use crate::port::Hop;
+use crate::ring::Ring;
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Debug, Default)]
+struct FlowQueue {
+    hops: Ring<Hop>,
+    deficit: u64,
+}
+
+#[derive(Debug)]
+pub struct FqQueues {
+    control: Ring<Hop>,
+    /// The queue of each flow with packets here, by `Entry::flow`.
+    of_flow: HashMap<u32, usize>,
+    queues: Vec<FlowQueue>,
+    /// The flow of each queue in use, and the unused queues.
+    flow_of: Vec<u32>,
+    free: Vec<usize>,
+    /// Queues with packets, in round-robin order; the head's turn has
+    /// begun when `started`.
+    ring: VecDeque<usize>,
+    started: bool,
+    quantum: u64,
+    data_bytes: u64,
+    len: usize,
+}
+
+impl FqQueues {
+    pub fn new(quantum: u64) -> FqQueues {
+        FqQueues {
+            control: Ring::new(),
+            of_flow: HashMap::new(),
+            queues: Vec::new(),
+            flow_of: Vec::new(),
+            free: Vec::new(),
+            ring: VecDeque::new(),
+            started: false,
+            quantum: quantum.max(1),
+            data_bytes: 0,
+            len: 0,
+        }
+    }
+
+    /// Control frames and ACKs go first (as at BFC's ports).
+    #[inline]
+    pub fn is_control(e: &Entry) -> bool {
+        e.hop.dst == LINK_LOCAL || e.flow & 1 == 1
+    }
+
+    pub fn push(&mut self, e: Entry) {
+        self.len += 1;
+        if Self::is_control(&e) {
+            self.control.push_back(e.hop);
+            return;
+        }
+        self.data_bytes += e.hop.size as u64;
+        let q = match self.of_flow.get(&e.flow) {
+            Some(&q) => q,
+            None => {
+                let q = self.free.pop().unwrap_or_else(|| {
+                    self.queues.push(FlowQueue::default());
+                    self.flow_of.push(0);
+                    self.queues.len() - 1
+                });
+                self.of_flow.insert(e.flow, q);
+                self.flow_of[q] = e.flow;
+                self.ring.push_back(q);
+                q
+            }
+        };
+        self.queues[q].hops.push_back(e.hop);
+    }
+
+    /// The next packet: control first, then deficit round robin over the
+    /// flows with packets.
+    pub fn pop(&mut self) -> Option<Hop> {
+        if let Some(h) = self.control.pop_front() {
+            self.len -= 1;
+            return Some(h);
+        }
+        loop {
+            let &q = self.ring.front()?;
+            let fq = &mut self.queues[q];
+            if !self.started {
+                fq.deficit += self.quantum;
+                self.started = true;
+            }
+            let head = *fq.hops.front().expect("queues in the ring have packets");
+            if fq.deficit < head.size as u64 {
+                // its turn is over: to the back, with what is left
+                self.ring.rotate_left(1);
+                self.started = false;
+                continue;
+            }
+            fq.deficit -= head.size as u64;
+            fq.hops.pop_front();
+            self.len -= 1;
+            self.data_bytes -= head.size as u64;
+            if fq.hops.is_empty() {
+                fq.deficit = 0;
+                self.ring.pop_front();
+                self.started = false;
+                self.of_flow.remove(&self.flow_of[q]);
+                self.free.push(q);
+            }
+            return Some(head);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Flows with packets here.
+    pub fn active_flows(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Bytes of data queued (what a shared buffer counts).
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes
+    }
+
+    pub fn hops(&self) -> impl Iterator<Item = &Hop> + '_ {
+        self.control.iter().chain(self.ring.iter().flat_map(|&q| self.queues[q].hops.iter()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: u32, flow: u32, size: u16) -> Entry {
+        Entry { hop: Hop { id, size, dst: 0 }, flow: flow << 1, ..Default::default() }
+    }
+
+    #[test]
+    fn every_flow_gets_its_own_queue_and_an_equal_share_of_bytes() {
+        // 40 flows, far more than any fixed set of queues: one packet each
+        // in turn; a flow of small packets gets as many bytes as one of
+        // large packets
+        let mut q = FqQueues::new(1048);
+        for f in 0..40 {
+            for i in 0..3 {
+                q.push(entry(f * 10 + i, f, 1000));
+            }
+        }
+        let first: Vec<u32> = (0..40).map(|_| q.pop().unwrap().id).collect();
+        assert_eq!(first, (0..40).map(|f| f * 10).collect::<Vec<_>>());
+        assert_eq!((q.len(), q.active_flows()), (80, 40));
+        let mut q = FqQueues::new(1048);
+        for i in 0..100 {
+            q.push(entry(i, 1, 100));
+        }
+        for i in 0..10 {
+            q.push(entry(100 + i, 2, 1000));
+        }
+        let mut bytes = [0u64; 2];
+        for _ in 0..55 {
+            let h = q.pop().unwrap();
+            bytes[(h.id >= 100) as usize] += h.size as u64;
+        }
+        // deficit round robin's bound: a quantum and a packet apart
+        assert!(bytes[0].abs_diff(bytes[1]) <= 1048 + 1000, "{bytes:?}");
+    }
+
+    #[test]
+    fn acks_go_first_and_drained_flows_free_their_queue() {
+        let mut q = FqQueues::new(1048);
+        q.push(entry(0, 7, 1000));
+        q.push(Entry { hop: Hop { id: 1, size: 64, dst: 0 }, flow: 9 << 1 | 1, ..Default::default() });
+        assert_eq!(q.pop().map(|h| h.id), Some(1));
+        assert_eq!(q.pop().map(|h| h.id), Some(0));
+        assert_eq!((q.pop(), q.len(), q.data_bytes(), q.active_flows()), (None, 0, 0, 0));
+        // flow 7's queue is reused by the next flow
+        q.push(entry(2, 8, 1000));
+        assert_eq!(q.queues.len(), 1);
+        assert_eq!(q.hops().count(), 1);
+    }
+}
