@@ -16,7 +16,6 @@ use crate::metrics::{
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port};
-use crate::queue::bfc::BfcQueues;
 use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
@@ -843,9 +842,8 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         let control = match &p.queue {
             Queue::Pfc(q) => q.is_control(&entry),
-            Queue::Bfc(_) => BfcQueues::is_control(&entry),
-            Queue::Fq(_) => crate::queue::fq::FqQueues::is_control(&entry),
-            _ => unreachable!("offer_pfc on a port that obeys pauses"),
+            // BFC's and fair queueing's ports
+            _ => entry.is_control(),
         };
         let counted = !control && self.buffers.as_ref().is_some_and(|b| b.is_switch_port(port));
         let ingress = if counted { pkt.ingress } else { NOT_COUNTED };

@@ -27,9 +27,7 @@
 //! downstream port names one of these queues; the queue then sends nothing
 //! until the resume.
 
-use super::Entry;
 use crate::bitset::Bitset;
-use crate::packet::LINK_LOCAL;
 use crate::port::Hop;
 use crate::ring::Ring;
 use crate::time::Time;
@@ -153,12 +151,6 @@ impl BfcQueues {
     #[inline]
     fn entry(&self, h: u64, c: usize) -> usize {
         c * self.per_class + (h % self.per_class as u64) as usize
-    }
-
-    /// Control frames and ACKs go first, unassigned and never paused.
-    #[inline]
-    pub fn is_control(e: &Entry) -> bool {
-        e.hop.dst == LINK_LOCAL || e.flow & 1 == 1
     }
 
     /// Whether the next packet is recirculated (App. A.8's sampling: with

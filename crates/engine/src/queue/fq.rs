@@ -8,7 +8,6 @@
 //! of queues, so flows never share one, and nothing pauses.
 
 use super::Entry;
-use crate::packet::LINK_LOCAL;
 use crate::port::Hop;
 use crate::ring::Ring;
 use std::collections::{HashMap, VecDeque};
@@ -53,15 +52,10 @@ impl FqQueues {
         }
     }
 
-    /// Control frames and ACKs go first (as at BFC's ports).
-    #[inline]
-    pub fn is_control(e: &Entry) -> bool {
-        e.hop.dst == LINK_LOCAL || e.flow & 1 == 1
-    }
-
     pub fn push(&mut self, e: Entry) {
         self.len += 1;
-        if Self::is_control(&e) {
+        // control frames and ACKs go first (as at BFC's ports)
+        if e.is_control() {
             self.control.push_back(e.hop);
             return;
         }

@@ -36,6 +36,13 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A PFC or pause frame, or an ACK: what ports with a control queue
+    /// (BFC's, fair queueing's) serve first, unassigned and never paused.
+    #[inline]
+    pub fn is_control(&self) -> bool {
+        self.hop.dst == crate::packet::LINK_LOCAL || self.flow & 1 == 1
+    }
+
     pub fn of(hop: Hop, pkt: &Packet) -> Entry {
         Entry {
             hop,
