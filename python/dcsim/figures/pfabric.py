@@ -488,16 +488,20 @@ register(RunFigure(
 #: flows assigned by size with Eq. 8's thresholds for the load; the hosts'
 #: transport is not stated: TCP as the scripts run TCP-DropTail (a choice,
 #: docs/schemes.md).
-def queues(k: int, thresholds: str = "pfabric_eq8") -> dict:
-    return {**scheme("tcp"), "scheme.name": "prio_queues", "scheme.queues": k, "scheme.thresholds": thresholds}
+def queues(k: int, thresholds: str = "pfabric_eq8", transport: str = "tcp") -> dict:
+    return {**scheme("tcp"), "scheme.name": "prio_queues", "scheme.queues": k, "scheme.thresholds": thresholds,
+            **({"scheme.transport": transport} if transport != "tcp" else {})}
 
 
-_design(
-    "pfabric-fig23", "pFabric Fig. 23: a few priority queues against pFabric (web search)",
+def _fig23(name: str, transport: str, hosts: str):
+    return _design(
+    name, f"pFabric Fig. 23: a few priority queues against pFabric (web search; {hosts} hosts)",
     "pFabric (SIGCOMM'13) §6.2, Fig. 23",
     "2, 4 and 8 strict-priority queues sharing 225 KB (15 KB reserved each), flows assigned by size with the "
-    "thresholds of Eq. 8 for the load, and 4 queues with equal-split thresholds, against pFabric.",
-    {"pfabric": pfabric(), "q2": queues(2), "q4": queues(4), "q8": queues(8), "q4_equal": queues(4, "equal_split")},
+    f"thresholds of Eq. 8 for the load, and 4 queues with equal-split thresholds, {hosts} at the hosts, against "
+    "pFabric.",
+    {"pfabric": pfabric(), **{f"q{k}": queues(k, transport=transport) for k in (2, 4, 8)},
+     "q4_equal": queues(4, "equal_split", transport)},
     {"pfabric": "pFabric", "q2": "2 queues", "q4": "4 queues", "q8": "8 queues", "q4_equal": "4 queues, equal split"},
     paper=(
         PaperBound("§6.2, Fig. 23(a)", WS, "all_mean", "q4", high=0.0, relative_to="q2",
@@ -512,6 +516,11 @@ _design(
                    claim="optimized thresholds cut the average by more than 30% at 80% load (equal split > 43% "
                          "worse)"),
     ),
-    notes=("Ports of §6.2 at every switch and NIC; hosts run TCP as the scripts run TCP-DropTail (8 persistent "
-           "connections per pair, no fast retransmit); the paper does not say which transport its §6 runs used."),
-)
+    notes=("Ports of §6.2 at every switch and NIC; the paper does not say which transport its §6 runs used: "
+           "pfabric-fig23 runs TCP as the scripts run TCP-DropTail (8 persistent connections per pair, no fast "
+           "retransmit), pfabric-fig23-dctcp DCTCP (ECN at the ports' per-queue threshold)."),
+    )
+
+
+_fig23("pfabric-fig23", "tcp", "TCP")
+_fig23("pfabric-fig23-dctcp", "dctcp", "DCTCP")
