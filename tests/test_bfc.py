@@ -341,3 +341,6 @@ def test_packet_level_ideal_fq_refuses_a_buffer_size():
     with pytest.raises(SpecError, match="unbounded"):
         build(Spec.model_validate({"scheme": {"name": "ideal_fq_packet"}, "buffer": {"size_mb": 4.0},
                                    "topology": {"kind": "star", "hosts": 4, "rate_gbps": 100.0}}))
+    with pytest.raises(SpecError, match="never pause"):
+        build(Spec.model_validate({"scheme": {"name": "ideal_fq_packet"}, "buffer": {"pfc": True},
+                                   "topology": {"kind": "star", "hosts": 4, "rate_gbps": 100.0}}))

@@ -188,3 +188,25 @@ def test_hpcc_over_a_few_queues_per_port(write_trace):
     assert 8 * r.flows.ideal_fct_s.iloc[0] / finish.max() > 0.85
     with pytest.raises(SpecError, match="buffer.pfc"):
         build(_star(write_trace, rows, hosts=9, scheme=scheme))
+
+
+def test_a_stalled_run_with_a_sampler_ends(write_trace):
+    # DCQCN without a timeout on a sprayed 2x2 leaf-spine with small
+    # buffers leaves one flow waiting for ever (its last packets lost, no
+    # NACK to come): the run must end as stalled, even with the sampler,
+    # which would otherwise reschedule itself with nothing else to happen
+    import random
+
+    rng = random.Random(1)
+    rows = [(0.0, h, 0, 300_000) for h in range(1, 12)]
+    rows += [(rng.random() * 50e-6, rng.randrange(16), rng.randrange(16), rng.choice([2000, 50_000, 400_000]))
+             for _ in range(60)]
+    rows = sorted(r for r in rows if r[1] != r[2])
+    spec = Spec.model_validate({
+        "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 8, "host_rate_gbps": 100.0,
+                     "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0, "spine_link_delay_us": 1.0},
+        "scheme": {"name": "dcqcn"}, "buffer": {"size_mb": 0.5},
+        "workload": {"matrix": "trace", "trace": write_trace(rows)}, "run": {"sample_us": 5.0}})
+    r = run_all(spec)
+    assert r.summary["status"] == "stalled" and r.summary["flows_finished"] == len(rows) - 1
+    assert r.queues.time_s.max() < 0.01  # the sampler stopped with the rest

@@ -103,3 +103,40 @@ def test_the_cli_exits_2_naming_the_file_and_line(tmp_path):
                         str(tmp_path / "out")], capture_output=True, text=True)
     assert r.returncode == 2
     assert "topology.txt:9: rate '100Gbs'" in r.stderr
+
+
+def test_units_as_ns3_writes_them(tmp_path):
+    f = read_hpcc(_file(tmp_path, "3 1 2\n2\n0 2 12.5GBps 1us 0\n1 2 400Mb/s 500ns 0\n"))
+    assert [l[2] for l in f.links] == [100_000_000_000, 400_000_000]
+    assert [l[3] for l in f.links] == [1_000_000, 500_000]
+    with pytest.raises(SpecError, match=":3: rate '1e400Gbps' is out of range"):
+        read_hpcc(_file(tmp_path, "3 1 2\n2\n0 2 1e400Gbps 1us 0\n1 2 1Gbps 1us 0\n"))
+
+
+def test_an_hpcc_flow_file_names_the_topology_files_nodes(tmp_path):
+    # switch first in the file: host ids 1, 2, 3 are dcsim's hosts 0, 1, 2
+    _file(tmp_path, "4 1 3\n0\n1 0 100Gbps 1us 0\n2 0 100Gbps 1us 0\n3 0 100Gbps 1us 0\n")
+    (tmp_path / "flows.txt").write_text("1\n3 1 3 100 100000 0.0\n")
+    spec = Spec.model_validate({"topology": {"kind": "file", "path": str(tmp_path / "topology.txt")},
+                                "scheme": {"name": "hpcc"},
+                                "workload": {"matrix": "trace", "trace": str(tmp_path / "flows.txt"),
+                                             "trace_format": "hpcc"}})
+    r = run_all(spec)
+    assert (r.flows.src.iloc[0], r.flows.dst.iloc[0]) == (2, 0)
+    (tmp_path / "flows.txt").write_text("1\n0 1 3 100 100000 0.0\n")
+    with pytest.raises(SpecError, match="src 0 is not a host of the topology file"):
+        run_all(spec)
+
+
+def test_a_sweep_finds_the_topology_file_and_keys_it(tmp_path):
+    from dcsim.spec.experiment import load_spec
+    from dcsim.sweep import load_sweep, point_key
+
+    _file(tmp_path, TESTBED, "topo.txt")
+    (tmp_path / "base.toml").write_text('[topology]\nkind = "file"\npath = "topo.txt"\n[scheme]\nname = "bfc"\n')
+    (tmp_path / "s.toml").write_text('base = "base.toml"\n[grid]\nseed = [1, 2]\n')
+    pts = load_sweep(tmp_path / "s.toml").points()
+    assert pts[0].spec.topology.host_count() == 5
+    k1 = point_key(load_spec(tmp_path / "base.toml"))
+    _file(tmp_path, TESTBED.replace("100Gbps", "25Gbps"), "topo.txt")
+    assert point_key(load_spec(tmp_path / "base.toml")) != k1

@@ -126,6 +126,7 @@ def point_key(spec: Spec) -> str:
         "cdf_file": _file_digest(spec.workload.cdf),  # cdf_unit_bytes is in the spec
         "trace_file": _file_digest(spec.workload.trace),
         "reverse_cdf_file": _file_digest(spec.workload.reverse_cdf),
+        "topology_file": _file_digest(getattr(spec.topology, "path", None)),
         "version": __version__,
         "code": code_digest(),
     }
@@ -255,11 +256,14 @@ def _merge(a: dict, b: dict) -> dict:
 
 
 def _resolve_paths(spec: dict, base: Path) -> None:
-    """CDF and trace paths in a spec file are relative to that file."""
-    w, sch = spec.get("workload"), spec.get("scheme")
+    """CDF, trace and topology paths in a spec file are relative to that
+    file."""
+    w, sch, topo = spec.get("workload"), spec.get("scheme"), spec.get("topology")
     fields = [(w, f) for f in ("cdf", "trace", "reverse_cdf")] if isinstance(w, dict) else []
     if isinstance(sch, dict):
         fields.append((sch, "threshold_cdf"))
+    if isinstance(topo, dict) and topo.get("kind") == "file":
+        fields.append((topo, "path"))
     for table, field in fields:
         v = table.get(field)
         if isinstance(v, str) and v not in SHIPPED and not Path(v).is_absolute() and (base / v).is_file():

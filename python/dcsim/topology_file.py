@@ -6,19 +6,21 @@ the fabrics they already have.
     <switch id> <switch id> ...
     <a> <b> <rate> <delay> <error rate>      (one line per link)
 
-Rates as `100Gbps`, `400Mbps`, `1Tbps` (or bits per second); delays as
-`0.001ms`, `1us`, `500ns`, `1s`. Nodes not listed as switches are hosts;
+Rates as ns-3 writes them: `100Gbps`, `400Mbps`, `1Tbps`, `10Kbps` (or
+bits per second), `12.5GBps` in bytes per second; delays as `0.001ms`,
+`1us`, `500ns`, `1s`. Nodes not listed as switches are hosts;
 dcsim numbers hosts 0.. in the file's order of ids and switches after them
 (`Fabric.host_id` maps a file id to dcsim's host number). Parallel links
 are kept, as equal-cost links the routing spreads flows over (the HPCC
 simulator keeps only the last one). Anything else wrong fails with the
 file and line: unknown or out-of-range ids, a host with no link or more
-than one, a disconnected fabric, a zero or unparsable rate or delay, a
-link from a node to itself, a non-zero error rate (dcsim models no random
-losses)."""
+than one, a disconnected fabric, a zero or unparsable rate, an unparsable
+delay, a link from a node to itself, a non-zero error rate (dcsim models
+no random losses)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -26,7 +28,10 @@ from pathlib import Path
 
 from .errors import SpecError
 
-_RATE = {"tbps": 1e12, "gbps": 1e9, "mbps": 1e6, "kbps": 1e3, "bps": 1.0}
+#: ns-3's DataRate units: a bit (b) or byte (B) per second, with a decimal
+#: prefix (k or K, M, G, T)
+_RATE = {f"{p}{u}": m * b for p, m in (("", 1.0), ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
+         for u, b in (("bps", 1), ("b/s", 1), ("Bps", 8), ("B/s", 8))}
 _TIME = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "s": 1.0}
 
 
@@ -63,11 +68,14 @@ class Fabric:
 
 
 def _quantity(text: str, units: dict, what: str, where: str) -> float:
-    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)([A-Za-z]*)", text)
-    unit = m and (m.group(2).lower() or next(iter(u for u in units if units[u] == 1.0)))
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)([A-Za-z/]*)", text)
+    unit = m and (m.group(2) or next(u for u in units if units[u] == 1.0))
     if not m or unit not in units:
         raise SpecError(f"{where}: {what} {text!r} is not a number with a unit ({', '.join(units)})")
-    return float(m.group(1)) * units[unit]
+    value = float(m.group(1)) * units[unit]
+    if not math.isfinite(value) or value > 1e18:
+        raise SpecError(f"{where}: {what} {text!r} is out of range")
+    return value
 
 
 def read_hpcc(path: str | Path) -> Fabric:

@@ -204,10 +204,13 @@ TRACE_FORMATS = {
 
 
 def load_trace(path_str: str, hosts: int, base: Path | None = None,
-               fmt: str = "dcsim", limit: Optional[int] = None) -> list[tuple[int, int, int, int]]:
+               fmt: str = "dcsim", limit: Optional[int] = None,
+               node_ids: Optional[dict[int, int]] = None) -> list[tuple[int, int, int, int]]:
     """Read a flow trace; returns ``(start_ps, src, dst, size)`` sorted by
     start time; with `limit`, at most the first `limit` flows (by start
-    time, then file order)."""
+    time, then file order). With `node_ids` (a topology file's ids to
+    dcsim's node numbers, hosts first), the trace names nodes by the
+    topology file's ids, as the HPCC simulator's flow files do."""
     path = Path(path_str)
     if base is not None and not path.is_absolute():
         path = base / path
@@ -238,6 +241,11 @@ def load_trace(path_str: str, hosts: int, base: Path | None = None,
             raise SpecError(f"{where}: fields must be numbers: {raw.strip()!r}") from None
         if not (math.isfinite(t) and t >= 0):
             raise SpecError(f"{where}: time must be >= 0, got {parts[ct]}")
+        if node_ids is not None:
+            for field, h in (("src", src), ("dst", dst)):
+                if node_ids.get(h, hosts) >= hosts:
+                    raise SpecError(f"{where}: {field} {h} is not a host of the topology file (a switch, or no node)")
+            src, dst = node_ids[src], node_ids[dst]
         for field, h in (("src", src), ("dst", dst)):
             if not 0 <= h < hosts:
                 raise SpecError(f"{where}: {field} {h} is not a host of this topology (0..{hosts - 1})")

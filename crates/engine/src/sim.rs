@@ -518,7 +518,10 @@ impl Simulation {
             active.sort_unstable_by_key(|x| x.flow);
             self.flow_samples.extend(active);
         }
-        if self.counters.flows_finished < self.gen.total {
+        // sample again while flows remain and something else can happen:
+        // with nothing else in the calendar the run has stalled, and a
+        // sampler rescheduling itself would keep it running for ever
+        if self.counters.flows_finished < self.gen.total && !self.cal.is_empty() {
             self.cal.schedule(now + sampler.interval_ps, Event::Sample);
         }
     }

@@ -65,6 +65,8 @@ class SwitchBuffer(Model):
         if unbounded and self.size_mb != type(self).model_fields["size_mb"].default:
             raise SpecError(f"buffer.size_mb = {self.size_mb:g}: scheme {scheme.name}'s switch buffers are unbounded; "
                             "leave it at its default")
+        if unbounded and self.resolved_pfc(scheme):
+            raise SpecError(f"buffer.pfc: scheme {scheme.name}'s unbounded buffers never pause; leave it unset")
         if kinds <= {"pfc", "bfc", "fq"} and port["host"]["discipline"]["kind"] == "pfc":
             # a scheme built for these switches (the RDMA schemes)
             pfc_port = dict(port["switch"]["discipline"])

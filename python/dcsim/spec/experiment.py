@@ -244,7 +244,10 @@ def engine_config(spec: Spec) -> dict:
         if h is not None and h >= hosts:
             raise SpecError(f"{name}: {h} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
-        workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows)}
+        # an HPCC flow file names the nodes of an HPCC topology file
+        ids = topo.fabric().node_id if topo.kind == "file" and w.trace_format == "hpcc" else None
+        workload = {"kind": "trace", "flows": load_trace(w.trace, hosts, fmt=w.trace_format, limit=w.flows,
+                                                          node_ids=ids)}
     elif w.matrix == "bulk":
         start = ps(w.start_us)
         workload = {"kind": "trace", "flows": [(start, w.src, w.dst, w.flow_bytes)] * w.generated_flows()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, model_validator
 
 from .base import Model, bps, field, ps
 
@@ -156,23 +156,22 @@ class FileTopology(Model):
     (first line: nodes, switches, links; second: the switch ids; then one
     link per line: `a b rate delay error_rate`, e.g. `0 4 100Gbps 0.001ms
     0`). Nodes not listed as switches are hosts, numbered 0.. in the order
-    of their file ids (workload.src, dst and the flow tables use these
-    numbers); each has one link. Parallel links are kept as equal-cost
+    of their file ids (workload.src, dst, dcsim traces and the flow tables
+    use these numbers; an HPCC flow file, `workload.trace_format = "hpcc"`,
+    keeps the file's ids); each has one link. Parallel links are kept as equal-cost
     paths (the HPCC simulator keeps only the last). Bad files fail naming
     file:line. Routing: every shortest path, per flow (ECMP) or per packet."""
 
     kind: Literal["file"] = field("file", "the topology builder")
     path: str = field("topology.txt", "the topology file; relative to the spec file")
     format: Literal["hpcc"] = field("hpcc", "the file's format: the HPCC simulator's topology.txt")
-    #: the parsed file, by the path it was read from
-    _fabric: Optional[tuple] = PrivateAttr(default=None)
 
     def fabric(self):
+        """The parsed file (read each time: files are small, and a cache
+        would outlive an edit of the file)."""
         from ..topology_file import read_hpcc
 
-        if self._fabric is None or self._fabric[0] != self.path:
-            self._fabric = (self.path, read_hpcc(self.path))
-        return self._fabric[1]
+        return read_hpcc(self.path)
 
     def engine(self) -> dict:
         return self.fabric().engine()

@@ -149,7 +149,8 @@ class Workload(Model):
                                        source="pFabric §5.4.2", ge=1)
     trace: Optional[str] = field(None, "trace file (matrix = 'trace'); relative to the spec file")
     trace_format: Literal["dcsim", "hpcc"] = field(
-        "dcsim", "dcsim: lines 'time_s src dst size_bytes'; hpcc: the HPCC simulator's flow file")
+        "dcsim", "dcsim: lines 'time_s src dst size_bytes'; hpcc: the HPCC simulator's flow file (with topology.kind = "
+        "\"file\", its node ids are the topology file's)")
     flows: Optional[int] = field(
         None, f"flows to generate (default {DEFAULT_FLOWS:,}); with a trace, run at most its first N flows "
         "(default: all); summary.json's flows_total says how many ran",
