@@ -19,10 +19,11 @@ class IdealFqPacketScheme(RdmaFamily):
     switch. The NICs cap the in-flight packets of a flow to 1 BDP"): every
     switch port keeps a FIFO per flow with packets there, as many as there
     are flows, served by deficit round robin (ACKs first); switch buffers
-    are unbounded (buffer.size_mb does not apply) and nothing is paused or
-    dropped; hosts are BFC's (RDMA queue pairs at line rate, no end-to-end
-    control, the NIC round robin among its flows), each flow capped at one
-    BDP of the network's longest base RTT in flight. Its buffer occupancy is
+    are unbounded (buffer.size_mb stays at its default, buffer.pfc unset)
+    and nothing is paused or dropped; hosts are BFC's (RDMA queue pairs at
+    line rate, no end-to-end control, the NIC round robin among its flows),
+    each flow capped at one BDP of the network's longest base RTT in
+    flight. Its buffer occupancy is
     what fair queueing would need (the paper: "can grow to an unfeasible
     level"). `ideal_fq` is the same ideal at flow level, with no packets."""
 
