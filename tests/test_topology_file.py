@@ -57,10 +57,18 @@ def test_file_ids_map_to_host_numbers_in_order(tmp_path):
     assert f.host_rate_bps() == 10_000_000_000
 
 
-def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path):
+def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path, write_trace, capsys):
     text = "4 2 4\n2 3\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 3 100Gbps 1us 0\n3 2 100Gbps 1us 0\n"
     f = read_hpcc(_file(tmp_path, text))
     assert f.parallel == 1 and len(f.links) == 4
+    # a run says so (the routing test in routing.rs counts the paths)
+    rows = [(0.0, 0, 1, 200_000)] * 8
+    spec = Spec.model_validate({"topology": {"kind": "file", "path": str(tmp_path / "topology.txt")},
+                                "routing": {"load_balancing": "spray"}, "scheme": {"name": "tcp"},
+                                "workload": {"matrix": "trace", "trace": write_trace(rows)}})
+    r = run_all(spec)
+    assert "1 parallel link(s) kept as equal-cost paths" in capsys.readouterr().err
+    assert r.summary["flows_finished"] == 8
 
 
 @pytest.mark.parametrize("text, line, message", [

@@ -174,7 +174,13 @@ class FileTopology(Model):
         return read_hpcc(self.path)
 
     def engine(self) -> dict:
-        return self.fabric().engine()
+        f = self.fabric()
+        if f.parallel:
+            import sys
+
+            print(f"dcsim: note: {self.path}: {f.parallel} parallel link(s) kept as equal-cost paths (the HPCC "
+                  "simulator keeps only the last of them)", file=sys.stderr)
+        return f.engine()
 
     def host_count(self) -> int:
         return self.fabric().hosts
