@@ -427,3 +427,21 @@ def test_bfc_fig8_models_the_testbed_and_checks_its_statements(tmp_path):
     assert got["dynamic_cv_few_flows"][0] < 0.02
     assert got["stochastic_over_dynamic_std"][0] > 2
     assert (tmp_path / "f8" / "bfc-fig8.png").stat().st_size > 10_000
+
+
+def test_bfc_fig20_tabulates_each_class(tmp_path):
+    # four classes, each scheme's 99th percentile by size per class; BFC's
+    # highest class is near ideal and far ahead of its lowest
+    fig = dataclasses.replace(figures.REGISTRY["bfc-fig20"], flows={"quick": 2000})
+    result, t = fig.reproduce(tmp_path / "f20", "quick", jobs=1, quiet=True)
+    assert not result.failed
+    assert set(t.traffic_class) == {0, 1, 2, 3} and set(t.variant) == {"bfc", "bfc128", "hpcc", "dctcp"}
+    # the same flows in every scheme, split among the classes
+    counts = t.groupby(["variant", "traffic_class"]).flows.sum().unstack()
+    assert counts.nunique().max() == 1 and counts.iloc[0].sum() == 2000
+    assert counts.iloc[0].min() > 400
+    info = json.loads((tmp_path / "f20" / "figure.json").read_text())
+    got = {p["panel"]: p["ours"][""] for p in info["paper"]}
+    assert got["bfc_p99_short_highest"] < 1.5
+    b = t[(t.variant == "bfc") & (t.bin_hi <= 3000)].groupby("traffic_class").p99.median()
+    assert b[3] > 2 * b[0]

@@ -217,7 +217,7 @@ const PFC_CLASS: u32 = u32::MAX;
 /// Such ports go through `offer_pfc` and make their departures at events
 /// of their own.
 #[inline]
-fn obeys_pauses(q: &Queue) -> bool {
+fn shared_buffer_kind(q: &Queue) -> bool {
     matches!(q, Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_))
 }
 
@@ -311,9 +311,9 @@ impl Simulation {
         for p in ports.iter_mut() {
             let fast = cfg.port.fifo_fast_path && p.queue.is_fifo();
             // ExpressPass's ports look at their queues at their own timers
-            p.lazy = !fast && !obeys_pauses(&p.queue) && !matches!(p.queue, Queue::Xpass(_));
+            p.lazy = !fast && !shared_buffer_kind(&p.queue) && !matches!(p.queue, Queue::Xpass(_));
         }
-        let has_pfc = ports.iter().any(|p| obeys_pauses(&p.queue));
+        let has_pfc = ports.iter().any(|p| shared_buffer_kind(&p.queue));
         let bp = match &cfg.bfc {
             None => None,
             Some(b) => {
@@ -364,7 +364,7 @@ impl Simulation {
             None => None,
             Some(b) => {
                 let pfc_ports = |host: bool| {
-                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| obeys_pauses(&p.queue))
+                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| shared_buffer_kind(&p.queue))
                 };
                 if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
                     return Err("a shared buffer needs the pfc, bfc or fq discipline on every switch port (and, with PFC, on every host NIC)".into());
