@@ -429,6 +429,29 @@ def test_bfc_fig8_models_the_testbed_and_checks_its_statements(tmp_path):
     assert (tmp_path / "f8" / "bfc-fig8.png").stat().st_size > 10_000
 
 
+def test_bfc_fig8_runs_draw_the_hosts_as_well_as_the_ids(tmp_path):
+    # simultaneous first packets reach switch 1 in the order of the hosts'
+    # links, so a run must draw the hosts: with ids alone, group 1 held
+    # hosts 0 and 1 in every run and the 17th flow always landed on its
+    # queue (docs/reproductions/bfc.md, Fig. 8)
+    from dcsim.figures.bfc_testbed import G1, G3, run_flows, testbed_file
+
+    hosts = testbed_file(tmp_path / "t.txt")
+    sw1 = set(hosts["g1"] + hosts["g2"])
+    for run in range(8):
+        flows = run_flows(hosts, 16, run)
+        groups = [g for _, _, g in flows]
+        assert (groups.count("g1"), groups.count("g2"), groups.count("g3")) == (G1, 16, G3)
+        g1 = sorted(s for s, _, g in flows if g == "g1")
+        assert set(g1) <= sw1 and all(d == hosts["r1"] for _, d, g in flows if g == "g1")
+        assert len({s for s, _, _ in flows}) == len(flows), "one host per flow"
+        assert run_flows(hosts, 16, run) == flows, "a run's draw is reproducible"
+    # the flow whose packet switch 1 takes first is of group 1 in some
+    # runs, of group 2 in others
+    firsts = [next(g for s, _, g in sorted(run_flows(hosts, 16, r)) if g != "g3") for r in range(8)]
+    assert {"g1", "g2"} <= set(firsts)
+
+
 def test_bfc_fig20_tabulates_each_class(tmp_path):
     # four classes, each scheme's 99th percentile by size per class; BFC's
     # highest class is near ideal and far ahead of its lowest
