@@ -10,7 +10,7 @@ from dcsim import _core
 from dcsim.errors import SpecError
 from dcsim.metrics import traffic_classes
 from dcsim.simulate import run_all
-from dcsim.spec import Spec
+from dcsim.spec import Spec, engine_config_json
 from tests.conftest import run_checked
 
 
@@ -93,3 +93,30 @@ def test_classes_need_ports_that_serve_them(write_trace):
         build(_star(write_trace, rows, 2, {"name": "bfc", "queues": 2}, 4))
     with pytest.raises(Exception, match="less than or equal to 8"):
         _star(write_trace, rows, 2, {"name": "bfc"}, 9)
+
+
+def test_round_robin_classes_share_the_bottleneck(write_trace):
+    # the same 8-flow incast with the classes served round robin (the HPCC
+    # simulator's DoDequeueRR): a packet per class in turn, so both classes
+    # finish together, each flow near 8 flows' time, none near 4
+    size, n = 1_000_000, 8
+    rows = [(0.0, h, 0, size) for h in range(1, n + 1)]
+    spec = _star(write_trace, rows, n + 1, {"name": "dctcp_rdma"}, 2)
+    rr = spec.model_copy(update={"workload": spec.workload.model_copy(update={"class_scheduling": "round_robin"})})
+    run_checked(rr)
+    r = run_all(rr)
+    f = r.flows.assign(cls=traffic_classes(r.flows, rr))
+    finish = f.start_s + f.fct_s
+    one = f.ideal_fct_s.iloc[0]
+    hi, lo = finish[f.cls == 0], finish[f.cls == 1]
+    assert abs(hi.mean() - lo.mean()) < 0.1 * hi.mean()
+    assert finish.min() > 0.8 * n * one and finish.max() < 1.3 * n * one
+
+
+def test_round_robin_needs_pfc_ports_with_classes(write_trace):
+    rows = [(0.0, 1, 0, 1000)]
+    for scheme, classes in (({"name": "hpcc"}, 1), ({"name": "bfc"}, 2)):
+        spec = _star(write_trace, rows, 2, scheme, classes).model_dump()
+        spec["workload"]["class_scheduling"] = "round_robin"
+        with pytest.raises(SpecError, match="class_scheduling"):
+            engine_config_json(Spec.model_validate(spec))

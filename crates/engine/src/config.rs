@@ -46,6 +46,21 @@ pub struct Config {
     /// serve class 0 first, and PFC pauses each class on its own.
     #[serde(default = "one")]
     pub traffic_classes: u8,
+    /// How ports with PFC serve their classes' data queues: strict
+    /// priority (class 0 first) or round robin, a packet at a time (the
+    /// HPCC simulator's `DoDequeueRR`). BFC's ports always use strict
+    /// priority between classes (App. A.3).
+    #[serde(default)]
+    pub class_scheduling: ClassScheduling,
+}
+
+/// The order in which a PFC port serves its traffic classes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassScheduling {
+    #[default]
+    Strict,
+    RoundRobin,
 }
 
 /// A switch's shared buffer and its PFC (`buffer.rs`).

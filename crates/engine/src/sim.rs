@@ -296,7 +296,7 @@ impl Simulation {
             match &mut p.queue {
                 Queue::Pfc(q) => {
                     q.seed(seed);
-                    q.set_classes(classes);
+                    q.set_classes(classes, cfg.class_scheduling == crate::config::ClassScheduling::RoundRobin);
                 }
                 Queue::Bfc(q) => {
                     q.seed(seed);

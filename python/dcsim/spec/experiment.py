@@ -306,6 +306,7 @@ def engine_config(spec: Spec) -> dict:
         **(spec.scheme.extra_config(spec) if hasattr(spec.scheme, "extra_config") else {}),
         "queueing_delay": spec.run.queueing_delay,
         "traffic_classes": w.traffic_classes,
+        "class_scheduling": w.class_scheduling,
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,
@@ -316,6 +317,9 @@ def engine_config(spec: Spec) -> dict:
     if spec.run.queueing_delay and spec.buffer.resolved_model(spec.scheme) != "shared":
         raise SpecError("run.queueing_delay is kept at shared-buffer switches: use a scheme that runs on them (the "
                         "RDMA schemes, BFC) or set buffer.model = \"shared\"")
+    if w.class_scheduling != "strict" and (w.traffic_classes == 1 or spec.scheme.name == "bfc"):
+        raise SpecError("workload.class_scheduling = \"round_robin\" is for ports with PFC and more than one traffic "
+                        "class (BFC serves its classes in strict priority, App. A.3)")
     if w.traffic_classes > 1 and spec.buffer.resolved_model(spec.scheme) != "shared":
         raise SpecError(f"workload.traffic_classes = {w.traffic_classes}: classes are served by ports with PFC or "
                         f"BFC's queues; use a scheme that runs on shared-buffer switches (the RDMA schemes, BFC)")

@@ -171,6 +171,11 @@ class Workload(Model):
         "served first; ports with PFC keep a data queue and a PFC priority per class (ECN on the class's queue, "
         "HPCC's telemetry on the port's aggregate), BFC's ports split their queues and flow table evenly among "
         "the classes", source="BFC NSDI'22 App. A.3 (Fig. 20: 4 classes)", ge=1, le=8)
+    class_scheduling: Literal["strict", "round_robin"] = field(
+        "strict", "how ports with PFC serve the traffic classes: strict priority (class 0 first, BFC App. A.3) or "
+        "round robin, a packet per class in turn, as the HPCC simulator's switches serve their data queues "
+        "(`DoDequeueRR`); BFC's ports always use strict priority between classes",
+        source="BFC NSDI'22 App. A.3; HPCC simulator (broadcom-egress-queue.cc)")
     long_flows: Optional[LongFlows] = field(
         None, "long-lived flows from one host to another on top of the flows (`[workload.long_flows]`)",
         source="BFC NSDI'22 §2.1 (Table 1)")

@@ -9,7 +9,10 @@
 //! of it. With traffic classes (BFC App. A.3) there is a data queue per
 //! class, served in strict priority (class 0 first), each paused by its own
 //! PFC priority, and ECN marks on the arrival's class queue ("DCTCP marks
-//! packets based on per-class queueing", Fig. 20).
+//! packets based on per-class queueing", Fig. 20). Or, as the HPCC
+//! simulator's switches serve their data queues (`DoDequeueRR`: queue 0,
+//! the control queue, first, then the others round robin, one packet per
+//! turn), round robin among the classes that may send.
 //!
 //! A pause stops the *next* departure: the packet being serialized
 //! finishes (a switch does not preempt a frame).
@@ -43,6 +46,10 @@ pub struct PfcQueue {
     paused_before: Time,
     /// The class of the last data packet `pop` returned.
     last_class: usize,
+    /// Round robin among the classes instead of strict priority; the
+    /// class whose turn is next.
+    round_robin: bool,
+    turn: u32,
     /// RED-style marking at dequeue (DCQCN's), with its own random stream.
     red: Option<(Red, Xoshiro256PlusPlus)>,
 }
@@ -62,15 +69,19 @@ impl PfcQueue {
             paused_since: 0,
             paused_before: 0,
             last_class: 0,
+            round_robin: false,
+            turn: 0,
         }
     }
 
-    /// One data queue (and PFC priority) per traffic class, up to 8.
-    pub fn set_classes(&mut self, classes: u8) {
+    /// One data queue (and PFC priority) per traffic class, up to 8,
+    /// served in strict priority or, with `round_robin`, in turn.
+    pub fn set_classes(&mut self, classes: u8, round_robin: bool) {
         assert!(self.len() == 0, "classes are set on an empty port");
         assert!((1..=8).contains(&classes), "1 to 8 traffic classes");
         self.rest = (1..classes).map(|_| (Ring::new(), 0)).collect();
         self.all = (1u16 << classes).wrapping_sub(1) as u8;
+        self.round_robin = round_robin && classes > 1;
     }
 
     pub fn classes(&self) -> u8 {
@@ -153,7 +164,8 @@ impl PfcQueue {
     }
 
     /// The next packet to send: control first; then the data of the first
-    /// class with data that is not paused.
+    /// class with data that is not paused (in round robin, the first such
+    /// class from the one whose turn it is).
     #[inline]
     pub fn pop(&mut self) -> Option<Hop> {
         if let Some(h) = self.control.pop_front() {
@@ -163,7 +175,15 @@ impl PfcQueue {
         if ready == 0 {
             return None;
         }
-        let c = ready.trailing_zeros() as usize;
+        let c = if self.round_robin {
+            // bits above the port's classes are clear, so a rotation of
+            // all eight finds the next ready class cyclically
+            let c = (self.turn + ready.rotate_right(self.turn).trailing_zeros()) % 8;
+            self.turn = (c + 1) % 8;
+            c as usize
+        } else {
+            ready.trailing_zeros() as usize
+        };
         let (q, bytes) = self.class_mut(c);
         let h = q.pop_front().expect("non-empty");
         *bytes -= h.size as u64;
@@ -267,7 +287,7 @@ mod tests {
     #[test]
     fn classes_go_in_strict_priority_and_pause_on_their_own() {
         let mut q = PfcQueue::new(false, None);
-        q.set_classes(2);
+        q.set_classes(2, false);
         // flows of each class, by the workload's hash
         let of_class = |c| (0..).find(|&f| crate::workload::traffic_class(f, 2) == c).unwrap();
         let (f0, f1) = (of_class(0), of_class(1));
@@ -290,5 +310,30 @@ mod tests {
         q.set_paused(1, false, 50);
         assert_eq!(q.paused_ps(100), 40, "some class paused from 10 to 50");
         assert_eq!((q.pop().map(|h| h.id), q.pop().map(|h| h.id), q.len()), (Some(1), Some(3), 0));
+    }
+
+    #[test]
+    fn round_robin_takes_the_classes_in_turn_and_skips_paused_ones() {
+        let mut q = PfcQueue::new(false, None);
+        q.set_classes(3, true);
+        let of_class = |c| (0..).find(|&f| crate::workload::traffic_class(f, 3) == c).unwrap();
+        let f = [of_class(0), of_class(1), of_class(2)];
+        // three packets of class 2, two of class 0, one of class 1, in that order
+        for (id, c) in [(0, 2), (1, 2), (2, 2), (3, 0), (4, 0), (5, 1)] {
+            q.push(of_flow(id, f[c]), u64::MAX);
+        }
+        q.push(entry(9, LINK_LOCAL, false), u64::MAX);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|h| h.id)).collect();
+        assert_eq!(order, vec![9, 3, 5, 0, 4, 1, 2], "control first, then one packet per class in turn");
+        // a paused class loses its turns, not its place
+        for (id, c) in [(10, 0), (11, 1), (12, 1), (13, 2)] {
+            q.push(of_flow(id, f[c]), u64::MAX);
+        }
+        q.set_paused(1, true, 0);
+        // class 2 went last, so class 0's turn; class 1 is passed over
+        assert_eq!((q.pop().map(|h| h.id), q.pop().map(|h| h.id)), (Some(10), Some(13)));
+        assert_eq!(q.pop(), None);
+        q.set_paused(1, false, 0);
+        assert_eq!((q.pop().map(|h| h.id), q.pop().map(|h| h.id)), (Some(11), Some(12)));
     }
 }
