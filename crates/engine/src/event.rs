@@ -321,6 +321,20 @@ impl Calendar {
         }
     }
 
+    /// The port of the next event in the slot being served, if any: a
+    /// hint that lets the simulation ask for that port's lines while it
+    /// handles the current event (the order of events is not changed).
+    #[inline(always)]
+    pub fn peek_port(&self) -> Option<u32> {
+        if self.head < self.end {
+            // SAFETY: as in `pop_until`.
+            let key = unsafe { *self.wheel.get_unchecked(self.at).0.get_unchecked(self.head) };
+            Some(key & (WHEEL_PORTS as u32 - 1))
+        } else {
+            None
+        }
+    }
+
     /// Move the cursor to the next slot holding events: the next occupied
     /// wheel slot, or the far heap's first slot if that is earlier.
     #[inline]

@@ -83,6 +83,12 @@ impl<T: Copy + Default> Ring<T> {
         Some(x)
     }
 
+    /// Ask for the front item's cache line (a hint; see `prefetch.rs`).
+    #[inline(always)]
+    pub fn prefetch_front(&self) {
+        crate::prefetch::prefetch(self.cell(self.head as usize));
+    }
+
     #[inline]
     pub fn front(&self) -> Option<&T> {
         self.get(0)

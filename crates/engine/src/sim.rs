@@ -620,6 +620,14 @@ impl Simulation {
             debug_assert!(t >= self.now, "time went backwards");
             self.now = t;
             self.counters.events += 1;
+            if let Some(next) = self.cal.peek_port() {
+                // The next event's port and the head of its link, asked for
+                // while this event runs (memory latency, not work, is most
+                // of a packet-hop: docs/performance.md).
+                if let Some(p) = self.ports.get(next as usize) {
+                    p.wire.prefetch_front();
+                }
+            }
             match ev {
                 Event::LinkArrival { port } => self.on_link_arrival(port),
                 Event::TxDone { port } => self.on_tx_done(port),
@@ -781,7 +789,9 @@ impl Simulation {
         let bucket = self.prio_losses.bucket(entry.prio);
         self.prio_losses.arrivals[place][bucket] += 1;
         let p = &mut self.ports[port as usize];
-        if p.busy_until <= now && p.is_empty() {
+        // (The general path counts queued bytes exactly: empty is zero.)
+        debug_assert_eq!(p.bytes == 0, p.is_empty());
+        if p.busy_until <= now && p.bytes == 0 {
             self.transmit_at(port, hop, now, false);
             return;
         }
@@ -815,8 +825,16 @@ impl Simulation {
     /// serializer frees up. The queue cannot have changed since the last
     /// arrival (this runs before each), so a departure decided late is the
     /// one decided on time.
-    #[inline]
+    #[inline(always)]
     fn catch_up(&mut self, port: u32, upto: Time) {
+        // Usually nothing is due: decided here, without a call.
+        if self.ports[port as usize].busy_until <= upto {
+            self.catch_up_due(port, upto);
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_due(&mut self, port: u32, upto: Time) {
         loop {
             let p = &mut self.ports[port as usize];
             let start = p.busy_until;
