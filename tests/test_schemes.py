@@ -161,6 +161,34 @@ def test_dctcp_holds_the_queue_near_k_and_the_link_busy(write_trace):
     assert res["tcp"][0] > 4 * mean  # drop-tail fills its buffer
 
 
+def test_cubic_keeps_more_of_its_window_than_newreno_and_the_link_busier(write_trace):
+    # Two 20 MB flows into one host over a 100 us RTT (BDP 125 KB) with ECN
+    # marking at 20 KB and no losses: NewReno halves the window at an echo,
+    # CUBIC keeps 0.7 of it. With the total window swinging from its cut to
+    # BDP + K, the link idles while the window is below the BDP: the
+    # sawtooth model gives utilizations of about 0.85 and 0.95, a ratio of
+    # 1.12 (slow start at the start and the tail after one flow ends lower
+    # both alike).
+    trace = write_trace([(0, 1, 0, 20_000_000), (0, 2, 0, 20_000_000)])
+    util = {}
+    for cc in ("newreno", "cubic"):
+        scheme = {"name": "tcp", "cc": cc, "queue_bytes": 1_000_000, "ecn": True, "ecn_threshold_bytes": 20_000,
+                  "max_cwnd_pkts": "unlimited", "host_queue_bytes": "unlimited", "fast_retransmit": True}
+        spec = Spec.model_validate({"topology": {"kind": "star", "link_delay_us": 25}, "scheme": scheme,
+                                    "workload": {"matrix": "trace", "trace": trace}})
+        df = run_checked(spec)
+        assert df.retransmits.sum() == 0
+        util[cc] = 2 * 20e6 * 1500 / 1460 * 8 / 10e9 / (df.finish_s.max() - df.start_s.min())
+    assert 0.65 < util["newreno"] < 0.85 and 0.75 < util["cubic"] < 0.95, util
+    assert 1.06 < util["cubic"] / util["newreno"] < 1.2, util
+
+
+def test_cubic_constants_need_cubic():
+    with pytest.raises(ValueError, match="cubic_beta applies only with cc = \"cubic\""):
+        Spec.model_validate({"scheme": {"name": "tcp", "cubic_beta": 0.5}})
+    Spec.model_validate({"scheme": {"name": "tcp", "cc": "cubic", "cubic_beta": 0.5}})
+
+
 def test_connection_pool_carries_ssthresh_to_the_next_flow(write_trace):
     # Two flows on one pair, one after the other: with a pool of one
     # connection, the second inherits what the first learned; with a new

@@ -607,6 +607,22 @@ pub enum Cc {
     /// `ns2_double_count`, the PIAS ns-2 code's increase, which counts most
     /// ACKs twice (about two packets per window whatever w).
     L2dct { g: f64, w_min: f64, w_max: f64, size_min: u64, size_max: u64, ns2_double_count: bool },
+    /// CUBIC (RFC 8312) as Linux 3.18 runs it (`transport/cubic.rs`): the
+    /// window law of losses and echoes; slow start and recovery as Reno's.
+    Cubic { c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool },
+}
+
+impl Cc {
+    /// CUBIC's constants, if this is CUBIC.
+    #[inline]
+    pub fn cubic(&self) -> Option<crate::transport::cubic::CubicParams> {
+        match *self {
+            Cc::Cubic { c, beta, fast_convergence, tcp_friendly } => {
+                Some(crate::transport::cubic::CubicParams { c, beta, fast_convergence, tcp_friendly })
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

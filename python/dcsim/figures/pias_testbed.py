@@ -48,8 +48,9 @@ PIAS = {"scheme.name": "pias", **HOSTS, "scheme.queue_bytes": SWITCH_BYTES, "sch
         "scheme.thresholds": "paper", "scheme.ecn_threshold_bytes": 20_000, **LINUX_TIMERS}
 #: DCTCP: the same switch with one queue, so that only the MLFQ differs.
 DCTCP = {**PIAS, "scheme.queues": 1, "scheme.thresholds": []}
-#: TCP: Linux's default (Cubic on the testbed; NewReno here) on drop-tail.
-TCP = {"scheme.name": "tcp", **HOSTS, "scheme.queue_bytes": PORT_BYTES, "scheme.min_rto_us": 10_000}
+#: TCP: Linux 3.18's default, CUBIC (§V-A), on drop-tail.
+TCP = {"scheme.name": "tcp", **HOSTS, "scheme.queue_bytes": PORT_BYTES, "scheme.min_rto_us": 10_000,
+       "scheme.cc": "cubic"}
 LABELS = {"pias": "PIAS", "dctcp": "DCTCP", "tcp": "TCP", "q2": "PIAS, 2 queues", "q4": "PIAS, 4 queues",
           "q8": "PIAS, 8 queues", "mismatch": "PIAS (data mining thresholds)",
           "mismatch_noecn": "PIAS w/o ECN (data mining thresholds)", "optimized": "PIAS, optimized thresholds",
@@ -60,8 +61,8 @@ NOTES = ("Simulated on a model of the PIAS testbed (docs/reproductions/pias.md):
          "not published; a queue alone gets 1 MB, drop-tail TCP's one queue too), "
          "every flow from a random server to the client; hosts with window 10, RTO_min 10 ms (RFC 6298), 5 "
          "persistent connections per server; PIAS with 8 queues, ECN per port at 20 KB and the ns-2 scripts' 8-queue "
-         "thresholds for the workload and load; DCTCP is the same switch with one queue; TCP is NewReno on "
-         "drop-tail (the testbed ran Linux's Cubic). No segmentation offload, no host scheduling noise. FCT in ms at the client.")
+         "thresholds for the workload and load; DCTCP is the same switch with one queue; TCP is CUBIC (Linux "
+         "3.18's, as on the testbed) on drop-tail. No segmentation offload, no host scheduling noise. FCT in ms at the client.")
 
 
 def _testbed(name: str, title: str, source: str, description: str, series: tuple, panels: tuple, paper: tuple,

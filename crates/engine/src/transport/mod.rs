@@ -5,6 +5,7 @@
 //! fire; the simulation does the rest. A new transport is a module here and
 //! one arm of `Transport`; the event loop does not change.
 
+pub mod cubic;
 pub mod rdma;
 pub mod tcp;
 pub mod xpass;

@@ -13,6 +13,7 @@
 //! Not modeled: delayed ACKs (every segment is ACKed), SACK reneging,
 //! receive windows.
 
+use super::cubic::Cubic;
 use super::Segment;
 use crate::bitset::Bitset;
 use crate::config::{Cc, Prio, TcpConfig};
@@ -190,8 +191,9 @@ pub const SYN: u32 = u32::MAX;
 /// What a connection keeps from one flow to the next when flows reuse
 /// connections (the pFabric and PIAS ns-2 scripts: a pool of persistent
 /// connections per host pair). Every flow starts from the initial window
-/// (ns-2's `advance_bytes`), but ssthresh, the RTT estimate, DCTCP's alpha
-/// and whether the last window cut was an ECN reaction carry over.
+/// (ns-2's `advance_bytes`), but ssthresh, the RTT estimate, DCTCP's alpha,
+/// CUBIC's `W_max` and whether the last window cut was an ECN reaction
+/// carry over.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Conn {
     pub ssthresh: f64,
@@ -200,12 +202,13 @@ pub struct Conn {
     pub rto: Time,
     pub alpha: f64,
     pub last_cut_ecn: bool,
+    pub cubic_w_max: f64,
 }
 
 impl Conn {
     /// A new connection.
     pub fn fresh(cfg: &TcpConfig) -> Conn {
-        Conn { ssthresh: f64::INFINITY, srtt: 0.0, rttvar: 0.0, rto: cfg.init_rto_ps, alpha: 0.0, last_cut_ecn: false }
+        Conn { ssthresh: f64::INFINITY, srtt: 0.0, rttvar: 0.0, rto: cfg.init_rto_ps, alpha: 0.0, last_cut_ecn: false, cubic_w_max: 0.0 }
     }
 }
 
@@ -258,6 +261,8 @@ pub struct TcpSender {
     win_acked: u32,
     win_marked: u32,
     alpha_seq: u32,
+    /// CUBIC's state (used only with `Cc::Cubic`).
+    cubic: Cubic,
     /// ns-2's RTT timing (`rtt_per_window`): the segment being timed and
     /// when it was sent.
     timed: Option<(u32, Time)>,
@@ -318,6 +323,7 @@ impl TcpSender {
             win_acked: 0,
             win_marked: 0,
             alpha_seq: 0,
+            cubic: Cubic::with_w_max(conn.cubic_w_max),
             timed: None,
             timeouts_in_row: 0,
             probing: false,
@@ -336,6 +342,7 @@ impl TcpSender {
             rto: self.rto,
             alpha: self.alpha,
             last_cut_ecn: self.last_cut_ecn,
+            cubic_w_max: self.cubic.w_max,
         }
     }
 
@@ -504,7 +511,7 @@ impl TcpSender {
         let advanced = ack.ackno > self.snd_una;
         match cfg.cc {
             Cc::Dctcp { g } | Cc::L2dct { g, .. } => self.dctcp_observe(ack, g),
-            Cc::Reno => {}
+            Cc::Reno | Cc::Cubic { .. } => {}
         }
         // ns-2: an ACK carrying an echo opens the window only if the one
         // before it did too.
@@ -521,14 +528,14 @@ impl TcpSender {
                     self.cwnd = self.ssthresh;
                 }
             } else if may_grow {
-                self.open_window(cfg);
+                self.open_window(now, cfg);
             }
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.rto_deadline = if self.done() { None } else { Some(now + self.rto) };
         } else if was_probing {
             // The probe's answer: in ns-2 it acknowledges the probe's byte,
             // a new ACK that opens the window by one.
-            self.open_window(cfg);
+            self.open_window(now, cfg);
         } else if self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             // RFC 6582 (3.2 step 1): no new recovery until `recover` is acked.
@@ -537,7 +544,7 @@ impl TcpSender {
                 && !self.in_recovery
                 && self.snd_una >= self.recover
             {
-                self.enter_recovery();
+                self.enter_recovery(cfg);
             }
         }
         if ack.ece && self.snd_una >= self.ecn_recover {
@@ -550,10 +557,19 @@ impl TcpSender {
 
     /// Slow start: one packet per ACK that acknowledges new data (RFC 5681
     /// without byte counting, as ns-2); congestion avoidance: one packet per
-    /// window of such ACKs (ns-2 `windowOption_ 0`). At most `max_cwnd`.
-    fn open_window(&mut self, cfg: &TcpConfig) {
+    /// window of such ACKs (ns-2 `windowOption_ 0`); CUBIC: one packet per
+    /// the ACKs its curve asks for. At most `max_cwnd`.
+    fn open_window(&mut self, now: Time, cfg: &TcpConfig) {
         if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
+        } else if let Some(p) = cfg.cc.cubic() {
+            // Linux `tcp_cong_avoid_ai`: +1 once `cnt` ACKs are counted
+            let cnt = self.cubic.acks_per_increase(now, self.cwnd, &p);
+            self.ca_acks += 1;
+            if self.ca_acks as f64 >= cnt {
+                self.ca_acks = 0;
+                self.cwnd += 1.0;
+            }
         } else if let Cc::L2dct { w_max, ns2_double_count, .. } = cfg.cc {
             // w / w_max packets per window of ACKs (L2DCT §3); the PIAS
             // ns-2 code (tcp.cc `opencwnd`) counts the ACK again when that
@@ -625,6 +641,8 @@ impl TcpSender {
             Cc::Dctcp { .. } => self.cwnd * (1.0 - self.alpha / 2.0),
             // L2DCT: small flows (w large) back off less, large ones more
             Cc::L2dct { .. } => self.cwnd * (1.0 - self.alpha.powf(self.l2dct_weight(cfg)) / 2.0),
+            // Linux's CUBIC takes an echo as a loss: beta of the window
+            Cc::Cubic { .. } => self.cubic.reduce(self.cwnd, &cfg.cc.cubic().expect("cubic")),
         };
         self.cwnd = cwnd.max(1.0);
         self.ssthresh = cwnd.floor().max(2.0);
@@ -638,9 +656,13 @@ impl TcpSender {
         }
     }
 
-    fn enter_recovery(&mut self) {
+    fn enter_recovery(&mut self, cfg: &TcpConfig) {
         let flight = (self.snd_nxt - self.snd_una) as f64;
-        self.ssthresh = (flight / 2.0).max(2.0);
+        self.ssthresh = match cfg.cc.cubic() {
+            // Linux: beta of the window (`bictcp_recalc_ssthresh`)
+            Some(p) => self.cubic.reduce(self.cwnd, &p).floor(),
+            None => (flight / 2.0).max(2.0),
+        };
         self.cwnd = self.ssthresh;
         self.in_recovery = true;
         self.pipe_recovery = true;
@@ -668,7 +690,13 @@ impl TcpSender {
             self.rto_deadline = None;
             return self.fill(now, out);
         }
-        if !self.last_cut_ecn {
+        if let Some(p) = cfg.cc.cubic() {
+            // Linux: ssthresh from CUBIC, then CUBIC starts over
+            if !self.last_cut_ecn {
+                self.ssthresh = self.cubic.reduce(self.cwnd, &p).floor();
+            }
+            self.cubic.reset();
+        } else if !self.last_cut_ecn {
             self.ssthresh = (self.cwnd / 2.0).floor().max(2.0);
         }
         self.cwnd = 1.0;
@@ -696,6 +724,9 @@ impl TcpSender {
     }
 
     fn rtt_sample(&mut self, r: Time, cfg: &TcpConfig) {
+        if let Cc::Cubic { .. } = cfg.cc {
+            self.cubic.rtt_sample(r);
+        }
         if cfg.fixed_rto {
             return; // pFabric: the timeout is fixed, no estimate (§4.2)
         }
@@ -999,7 +1030,7 @@ mod tests {
             for _ in 0..s.cwnd as u32 {
                 ackno += 1;
                 s.snd_una = ackno - 1;
-                s.open_window(c);
+                s.open_window(0, c);
             }
         }
         out.clear();
@@ -1065,6 +1096,68 @@ mod tests {
         // a timeout after an ECN cut keeps ssthresh (ns-2 timeout_action)
         s.on_timeout(1000, &c, &mut out);
         assert_eq!((s.cwnd, s.ssthresh), (1.0, 12.0));
+    }
+
+    fn cubic() -> TcpConfig {
+        TcpConfig {
+            fast_retransmit: true,
+            cc: Cc::Cubic { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendly: true },
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn cubic_cuts_to_beta_on_loss_and_echo_and_starts_over_at_a_timeout() {
+        let c = cubic();
+        // three duplicate ACKs with cwnd 20: ssthresh = cwnd = floor(0.7 x 20)
+        let (mut s, mut out) = (TcpSender::new(1000, &c), vec![]);
+        s.cwnd = 20.0;
+        s.ssthresh = 20.0;
+        s.fill(0, &mut out);
+        for _ in 0..3 {
+            s.on_ack(10, ack(0, 5, 6), &c, &mut out);
+        }
+        assert_eq!((s.cwnd, s.ssthresh), (14.0, 14.0));
+        assert_eq!(s.conn().cubic_w_max, 20.0);
+        // an echo with the window at 10: 7, and fast convergence lowers
+        // W_max below the last one to 10 (1 + 0.7) / 2
+        let (mut s, mut out) = (TcpSender::on_conn(1000, &c, s.conn()), vec![]);
+        s.cwnd = 10.0;
+        s.ssthresh = 10.0;
+        s.fill(0, &mut out);
+        s.on_ack(10, AckInfo { ece: true, ..ack(1, 0, 0) }, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (7.0, 7.0));
+        assert!((s.conn().cubic_w_max - 8.5).abs() < 1e-12);
+        // a timeout (no echo cut last): ssthresh from CUBIC, W_max forgotten
+        s.last_cut_ecn = false;
+        s.cwnd = 30.0;
+        s.on_timeout(1000, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh, s.conn().cubic_w_max), (1.0, 21.0, 0.0));
+    }
+
+    #[test]
+    fn cubic_in_congestion_avoidance_grows_slower_than_reno_at_a_short_rtt() {
+        // 100 round trips of 135 us from cwnd 20 at ssthresh: Reno +1 per
+        // window of ACKs, CUBIC (its curve flat at this RTT) about 0.53
+        let grow = |c: &TcpConfig| {
+            let (mut s, mut out) = (TcpSender::new(100_000, c), vec![]);
+            s.cwnd = 20.0;
+            s.ssthresh = 20.0;
+            s.cubic = Cubic::with_w_max(40.0);
+            s.fill(0, &mut out);
+            let (mut acked, mut now) = (0, 0);
+            for _ in 0..100 {
+                now += 135_000_000;
+                for _ in 0..s.cwnd as u32 {
+                    acked += 1;
+                    s.on_ack(now, AckInfo { ts_echo: now - 135_000_000, ..ack(acked, 0, 0) }, c, &mut out);
+                }
+            }
+            s.cwnd - 20.0
+        };
+        assert_eq!(grow(&cfg()), 100.0);
+        let cubic = grow(&cubic());
+        assert!((cubic - 53.0).abs() < 4.0, "CUBIC grew {cubic} packets in 100 RTTs");
     }
 
     #[test]

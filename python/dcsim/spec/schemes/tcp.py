@@ -128,7 +128,7 @@ class RtoTimers(Model):
 
 
 class TcpScheme(RtoTimers, TcpFamily):
-    """TCP NewReno + SACK over drop-tail FIFO switches: pFabric's
+    """TCP NewReno (or CUBIC) + SACK over drop-tail FIFO switches: pFabric's
     TCP-DropTail baseline (§5.1, Table 1: qSize 225 KB, initCwnd 12
     packets, minRTO 200 us; as its ns-2 scripts run it: 150 x 1460 B
     buffers, window growth and timeouts as ns-2's). With `ecn` and
@@ -139,17 +139,44 @@ class TcpScheme(RtoTimers, TcpFamily):
                                       "Table 1 says 225 KB)", source=SCRIPTS, gt=0)
     ecn_threshold_bytes: Optional[int] = field(
         None, "switches mark CE on ECT packets arriving to at least this many queued bytes", ge=0)
-    ecn: bool = field(False, "RFC 3168 ECN: send ECT, halve the window on an ECN echo once per window")
+    ecn: bool = field(False, "RFC 3168 ECN: send ECT, halve the window on an ECN echo once per window "
+                             "(CUBIC: take beta of it)")
+    cc: Literal["newreno", "cubic"] = field(
+        "newreno", "the window law: newreno (ns-2's TCP, the simulations' baseline) or cubic (RFC 8312 as Linux "
+        "3.18 runs it, the testbeds' default: after a loss or an echo beta of the window, growth along the cubic "
+        "curve and at least Reno's with that backoff; slow start and recovery as newreno's)",
+        source="PIAS ToN'17 §V-A (Linux 3.18 hosts); RFC 8312")
+    cubic_c: float = field(0.4, "CUBIC's scaling constant C, packets/s^3", source="RFC 8312 §5; Linux bic_scale 41",
+                           gt=0)
+    cubic_beta: float = field(0.7, "CUBIC's multiplicative decrease: the window kept after a loss",
+                              source="RFC 8312 §5; Linux beta 717/1024", gt=0, lt=1)
+    cubic_fast_convergence: bool = field(True, "CUBIC's fast convergence (RFC 8312 §4.6)", source="Linux default")
+    cubic_tcp_friendly: bool = field(True, "CUBIC grows at least as fast as Reno with its backoff would "
+                                           "(RFC 8312 §4.2)", source="Linux default")
 
     @model_validator(mode="after")
     def _ecn_needs_marking(self):
         if self.ecn and self.ecn_threshold_bytes is None:
             raise ValueError("ecn = true needs ecn_threshold_bytes (switches mark above it)")
+        # (a CUBIC constant away from its default, not merely present: a
+        # run's summary carries every field)
+        cubic_set = sorted(f for f, info in type(self).model_fields.items()
+                           if f.startswith("cubic_") and getattr(self, f) != info.default)
+        if cubic_set and self.cc != "cubic":
+            verb = "applies" if len(cubic_set) == 1 else "apply"
+            raise ValueError(f"{', '.join(cubic_set)} {verb} only with cc = \"cubic\" (cc is \"{self.cc}\")")
         return self
+
+    def window_law(self) -> dict:
+        """The engine's `cc` (config.rs Cc) for this window law."""
+        if self.cc == "cubic":
+            return {"kind": "cubic", "c": self.cubic_c, "beta": self.cubic_beta,
+                    "fast_convergence": self.cubic_fast_convergence, "tcp_friendly": self.cubic_tcp_friendly}
+        return {"kind": "reno"}
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         routing = spec.routing
-        transport = self.tcp_engine(routing, ecn=self.ecn, **self.timer_args())
+        transport = self.tcp_engine(routing, ecn=self.ecn, cc=self.window_law(), **self.timer_args())
         # ECN marking at the switches; a host's NIC queue does not mark
         port = {"host": self.fifo(self.resolved_host_queue()), "switch": self.fifo(self.queue_bytes,
                                                                                  self.ecn_threshold_bytes)}
