@@ -14,14 +14,17 @@
 //! (§4.6). A timeout forgets everything (Linux `bictcp_reset` on entering
 //! the Loss state).
 //!
-//! What differs from the kernel (docs/schemes.md, `tcp`): time is the
-//! simulation's picoseconds, not jiffies, and `W(t)` is recomputed on every
-//! ACK (Linux skips the update for 1/32 s while the window does not change);
-//! every ACK acknowledges one packet here, so Linux's delayed-ACK ratio is
-//! one; HyStart is not modelled (slow start ends at a loss, as Reno's).
-//! At datacenter RTTs none of these matter much: `K` is seconds long, so in
-//! a round trip the cubic term moves the window by a tiny fraction of a
-//! packet, and the growth is the TCP-friendly estimate's (tested below).
+//! What differs from the kernel (docs/schemes.md, `tcp`, lists each with
+//! its effect): time is the simulation's picoseconds, not jiffies, and
+//! `W(t)` is recomputed on every ACK (Linux skips the update for 1/32 s
+//! while the window does not change, so after a cut at datacenter RTTs its
+//! window sits flat for milliseconds and then jumps); every ACK
+//! acknowledges one packet here and `cnt` is not divided by the kernel's
+//! estimate of packets per ACK; HyStart is not modelled (slow start ends
+//! at a loss, as Reno's). At datacenter RTTs `K` is seconds long, so the
+//! cubic term moves the window by a tiny fraction of a packet per round
+//! trip, and the long-run growth is the TCP-friendly estimate's (tested
+//! below).
 
 use crate::time::{Time, PS_PER_S};
 
@@ -126,11 +129,6 @@ impl Cubic {
     /// CUBIC on entering the Loss state, after taking its ssthresh).
     pub fn reset(&mut self) {
         *self = Cubic::default();
-    }
-
-    /// A new flow on the same connection: the epoch starts again.
-    pub fn new_flow(&mut self) {
-        self.epoch_start = None;
     }
 }
 

@@ -563,12 +563,14 @@ impl TcpSender {
         if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
         } else if let Some(p) = cfg.cc.cubic() {
-            // Linux `tcp_cong_avoid_ai`: +1 once `cnt` ACKs are counted
-            let cnt = self.cubic.acks_per_increase(now, self.cwnd, &p);
-            self.ca_acks += 1;
+            // Linux 3.18 `tcp_cong_avoid_ai` with the integer `cnt`: the
+            // count is tested before it is raised, so +1 every cnt + 1 ACKs
+            let cnt = self.cubic.acks_per_increase(now, self.cwnd, &p).floor();
             if self.ca_acks as f64 >= cnt {
                 self.ca_acks = 0;
                 self.cwnd += 1.0;
+            } else {
+                self.ca_acks += 1;
             }
         } else if let Cc::L2dct { w_max, ns2_double_count, .. } = cfg.cc {
             // w / w_max packets per window of ACKs (L2DCT §3); the PIAS
@@ -642,7 +644,11 @@ impl TcpSender {
             // L2DCT: small flows (w large) back off less, large ones more
             Cc::L2dct { .. } => self.cwnd * (1.0 - self.alpha.powf(self.l2dct_weight(cfg)) / 2.0),
             // Linux's CUBIC takes an echo as a loss: beta of the window
-            Cc::Cubic { .. } => self.cubic.reduce(self.cwnd, &cfg.cc.cubic().expect("cubic")),
+            Cc::Cubic { .. } => {
+                // (Linux `tcp_init_cwnd_reduction` clears the count)
+                self.ca_acks = 0;
+                self.cubic.reduce(self.cwnd, &cfg.cc.cubic().expect("cubic"))
+            }
         };
         self.cwnd = cwnd.max(1.0);
         self.ssthresh = cwnd.floor().max(2.0);
@@ -660,7 +666,10 @@ impl TcpSender {
         let flight = (self.snd_nxt - self.snd_una) as f64;
         self.ssthresh = match cfg.cc.cubic() {
             // Linux: beta of the window (`bictcp_recalc_ssthresh`)
-            Some(p) => self.cubic.reduce(self.cwnd, &p).floor(),
+            Some(p) => {
+                self.ca_acks = 0;
+                self.cubic.reduce(self.cwnd, &p).floor()
+            }
             None => (flight / 2.0).max(2.0),
         };
         self.cwnd = self.ssthresh;
@@ -690,9 +699,14 @@ impl TcpSender {
             self.rto_deadline = None;
             return self.fill(now, out);
         }
-        if let Some(p) = cfg.cc.cubic() {
-            // Linux: ssthresh from CUBIC, then CUBIC starts over
-            if !self.last_cut_ecn {
+        let cubic = cfg.cc.cubic();
+        if let Some(p) = cubic {
+            // Linux `tcp_enter_loss`: a new ssthresh from CUBIC only on the
+            // first timeout since progress, outside a recovery or an ECN
+            // cut's window (else the one set then stands); then CUBIC
+            // starts over (`bictcp_state`, Loss)
+            let reducing = self.in_recovery || self.snd_una < self.ecn_recover;
+            if self.timeouts_in_row == 1 && !reducing {
                 self.ssthresh = self.cubic.reduce(self.cwnd, &p).floor();
             }
             self.cubic.reset();
@@ -707,8 +721,9 @@ impl TcpSender {
         self.snd_nxt = self.snd_una;
         self.alpha_seq = self.snd_una;
         self.timed = None; // Karn: nothing sent before a timeout is timed
-        // ns-2: after a timeout the next echo may cut the window again
-        self.ecn_recover = 0;
+        // ns-2: after a timeout the next echo may cut the window again;
+        // Linux ignores echoes until what was out at the timeout is acked
+        self.ecn_recover = if cubic.is_some() { self.high_tx } else { 0 };
         if !cfg.fixed_rto {
             self.rto = (self.rto * 2).min(cfg.max_rto_ps);
         }
@@ -1128,11 +1143,23 @@ mod tests {
         s.on_ack(10, AckInfo { ece: true, ..ack(1, 0, 0) }, &c, &mut out);
         assert_eq!((s.cwnd, s.ssthresh), (7.0, 7.0));
         assert!((s.conn().cubic_w_max - 8.5).abs() < 1e-12);
-        // a timeout (no echo cut last): ssthresh from CUBIC, W_max forgotten
-        s.last_cut_ecn = false;
+        // a timeout inside the echo's window keeps its ssthresh (Linux: the
+        // CWR state's), and so does a second one in a row; W_max forgotten
         s.cwnd = 30.0;
         s.on_timeout(1000, &c, &mut out);
-        assert_eq!((s.cwnd, s.ssthresh, s.conn().cubic_w_max), (1.0, 21.0, 0.0));
+        assert_eq!((s.cwnd, s.ssthresh, s.conn().cubic_w_max), (1.0, 7.0, 0.0));
+        s.cwnd = 30.0;
+        s.on_timeout(2000, &c, &mut out);
+        assert_eq!(s.ssthresh, 7.0);
+        // an echo before what was out at the timeout is acked: ignored
+        s.on_ack(3000, AckInfo { ece: true, ..ack(2, 0, 0) }, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (2.0, 7.0), "slow start, no cut");
+        // a first timeout after progress: ssthresh 0.7 of the window
+        let (mut s, mut out) = (TcpSender::new(1000, &c), vec![]);
+        s.cwnd = 30.0;
+        s.fill(0, &mut out);
+        s.on_timeout(1000, &c, &mut out);
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 21.0));
     }
 
     #[test]
