@@ -195,6 +195,24 @@ mod tests {
     }
 
     #[test]
+    fn a_reduction_starts_a_new_epoch() {
+        // Back at W_max 1000 after K; a loss there: the curve starts again
+        // from about 700 with K about 9 s, so one RTT ahead it asks for
+        // about 10 packets more (some 70 ACKs per increase), where the old
+        // epoch, past its K, would ask for 300 (2.3: measured by taking the
+        // epoch's restart out)
+        let p = CubicParams { tcp_friendly: false, ..LINUX };
+        let mut c = Cubic::default();
+        let w = c.reduce(1000.0, &p);
+        let back = grow(&mut c, w, 100_000 * US, 91, &p);
+        let w = c.reduce(back, &p);
+        let cnt = c.acks_per_increase(91 * 100_000 * US, w, &p);
+        let k = ((c.w_max - w) / 0.4f64).cbrt();
+        let want = w / (c.w_max - 0.4 * (k - 0.1).powi(3) - w);
+        assert!((cnt - want).abs() < 0.01 * want && cnt > 50.0, "cnt {cnt}, a new epoch gives {want}");
+    }
+
+    #[test]
     fn at_datacenter_rtts_growth_is_the_reno_friendly_rate() {
         // 135 us RTT (the PIAS testbed): K is seconds, so the cubic term
         // adds nothing in 100 round trips; the TCP-friendly estimate grows

@@ -9,7 +9,8 @@
 //! un-SACKed segment below the highest SACKed one counts as lost), RTO
 //! estimation with timestamps (RFC 6298, RFC 7323) and exponential backoff.
 //! The handshake only where the ns-2 scripts do one: a connection a pool
-//! opens on the fly sends a SYN and its data after the SYN-ACK.
+//! opens on the fly sends a SYN and its data after the SYN-ACK. The window
+//! law is NewReno's, DCTCP's, L2DCT's or CUBIC's (`cubic.rs`), by `Cc`.
 //! Not modeled: delayed ACKs (every segment is ACKed), SACK reneging,
 //! receive windows.
 
