@@ -189,6 +189,37 @@ def test_cubic_constants_need_cubic():
     Spec.model_validate({"scheme": {"name": "tcp", "cc": "cubic", "cubic_beta": 0.5}})
 
 
+def test_a_coalescing_receiver_sends_one_ack_per_k_segments_and_keeps_the_fct(write_trace):
+    # One 100-segment flow alone on the star: every segment arrives in
+    # order, so a receiver that acknowledges every 4th sends 25 ACKs, not
+    # 100 (each ACK lets at least 4 segments out, so no hold waits for its
+    # timer); slow start grows by the segments acked, so the flow is not
+    # slower than with an ACK per segment (the initial window of 12 is
+    # below the star's BDP, so it is window-limited at first either way).
+    trace = write_trace([(0, 1, 0, 100 * 1460)])
+    out = {}
+    for every in (1, 4):
+        df = run_checked(spec_of(trace, {"name": "tcp", "ack_every": every, "ack_delay_us": 50}))
+        out[every] = (df.attrs["summary"]["counters"]["ack_pkts"], df.fct_s[0])
+    assert out[1][0] == 100 and out[4][0] == 25, out
+    assert abs(out[4][1] / out[1][1] - 1) < 0.05, out
+
+
+def test_a_held_ack_leaves_at_its_delay(write_trace):
+    # A 2-segment flow with an initial window of 1 and ack_every = 4: the
+    # first segment's ACK is held for the delay (1 ms; the timeout is set
+    # above it, as Linux's 200 ms minimum is above its delayed ACKs'), the
+    # second, the last, is acknowledged at once: 1 ms later than with an
+    # ACK per segment, to the picosecond.
+    trace = write_trace([(0, 1, 0, 2 * 1460)])
+    fct = {}
+    for every in (1, 4):
+        scheme = {"name": "tcp", "ack_every": every, "ack_delay_us": 1000, "init_cwnd_pkts": 1,
+                  "min_rto_us": 5000}
+        fct[every] = run_checked(spec_of(trace, scheme)).fct_s[0]
+    assert abs(fct[4] - fct[1] - 1e-3) < 1e-12, fct
+
+
 def test_connection_pool_carries_ssthresh_to_the_next_flow(write_trace):
     # Two flows on one pair, one after the other: with a pool of one
     # connection, the second inherits what the first learned; with a new

@@ -585,6 +585,19 @@ pub struct TcpConfig {
     /// all) instead of the value; strict-priority ports serve class 0 first.
     #[serde(default)]
     pub prio_thresholds: Vec<u64>,
+    /// The receiver acknowledges every `ack_every`-th in-order segment, or
+    /// `ack_delay_ps` after the first it holds (`transport/delayed_ack.rs`:
+    /// Linux's receive offload and delayed ACKs); 1: every segment, as
+    /// ns-2's sinks. Above 1, slow start grows by the segments an ACK
+    /// covers, as Linux's `tcp_slow_start` does.
+    #[serde(default = "every_segment")]
+    pub ack_every: u32,
+    #[serde(default)]
+    pub ack_delay_ps: u64,
+}
+
+fn every_segment() -> u32 {
+    1
 }
 
 fn ten_gbps() -> u64 {

@@ -1616,6 +1616,12 @@ impl Simulation {
                 f.ep.on_timer(now, kind, &self.cfg.transport, &mut segs);
                 self.counters.timeouts += (f.ep.timeouts() - timeouts_before) as u64;
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                if let Some(reply) = f.ep.take_reply(now) {
+                    // a held ACK, from the receiver
+                    let host = f.spec.dst;
+                    self.counters.ack_pkts += 1;
+                    self.inject(host, reply);
+                }
                 self.send_segments(slot, id, &mut segs);
                 self.segs = segs;
                 self.nic_wake_flow(slot, id);

@@ -6,6 +6,7 @@
 //! one arm of `Transport`; the event loop does not change.
 
 pub mod cubic;
+pub mod delayed_ack;
 pub mod rdma;
 pub mod tcp;
 pub mod xpass;
@@ -13,7 +14,6 @@ pub mod xpass;
 pub use rdma::{IntHop, IntStack, Poll};
 
 use crate::config::TransportConfig;
-use crate::event::timer;
 use crate::packet::Packet;
 use crate::time::Time;
 use crate::workload::FlowSpec;
@@ -111,7 +111,7 @@ impl Transport {
     /// sender sent it); returns the reply to send back, if any.
     #[inline]
     pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
-        with_cfg!(self, cfg, t, c => Some(t.on_data(data, c)), t.on_data(now, data, c), t.on_data(now, data, c))
+        with_cfg!(self, cfg, t, c => t.on_data(now, data, c), t.on_data(now, data, c), t.on_data(now, data, c))
     }
 
     /// The receiver has timers of its own or ends the flow (ExpressPass:
@@ -119,7 +119,12 @@ impl Transport {
     /// simulation arms its timers and checks whether the flow is over.
     #[inline]
     pub fn receiver_drives(&self) -> bool {
-        matches!(self, Transport::Xpass(_))
+        match self {
+            Transport::Xpass(_) => true,
+            // a receiver that holds ACKs has a timer of its own
+            Transport::Tcp(t) => t.coalesces_acks(),
+            Transport::Rdma(_) => false,
+        }
     }
 
     /// The sending end takes an acknowledgement (or other feedback), with
@@ -155,7 +160,7 @@ impl Transport {
     #[inline]
     pub fn timer_kinds(&self) -> u8 {
         match self {
-            Transport::Tcp(_) => 1,
+            Transport::Tcp(t) => 1 + t.coalesces_acks() as u8,
             Transport::Rdma(_) => 4,
             Transport::Xpass(_) => 4,
         }
@@ -167,10 +172,7 @@ impl Transport {
     #[inline]
     pub fn deadline(&self, kind: u8) -> Option<Time> {
         match self {
-            Transport::Tcp(t) => {
-                debug_assert_eq!(kind, timer::RTO);
-                t.snd.rto_deadline
-            }
+            Transport::Tcp(t) => t.deadline(kind),
             Transport::Rdma(t) => t.deadline(kind),
             Transport::Xpass(t) => t.deadline(kind),
         }
@@ -178,10 +180,16 @@ impl Transport {
 
     /// Timer `kind` fired at its deadline.
     pub fn on_timer(&mut self, now: Time, kind: u8, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => {
-            debug_assert_eq!(kind, timer::RTO);
-            t.on_timeout(now, c, out)
-        }, t.on_timer(now, kind, c), t.on_timer(now, kind, c, out))
+        with_cfg!(self, cfg, t, c => t.on_timer(now, kind, c, out), t.on_timer(now, kind, c), t.on_timer(now, kind, c, out))
+    }
+
+    /// A reply the receiver held and a timer released (TCP's coalesced
+    /// ACKs), to send from the receiver now.
+    pub fn take_reply(&mut self, now: Time) -> Option<Packet> {
+        match self {
+            Transport::Tcp(t) => t.take_due_ack(now),
+            Transport::Rdma(_) | Transport::Xpass(_) => None,
+        }
     }
 
     /// The receiver holds every byte.

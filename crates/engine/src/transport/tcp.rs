@@ -11,10 +11,12 @@
 //! The handshake only where the ns-2 scripts do one: a connection a pool
 //! opens on the fly sends a SYN and its data after the SYN-ACK. The window
 //! law is NewReno's, DCTCP's, L2DCT's or CUBIC's (`cubic.rs`), by `Cc`.
-//! Not modeled: delayed ACKs (every segment is ACKed), SACK reneging,
-//! receive windows.
+//! The receiver acknowledges every segment (ns-2's sinks), or coalesces
+//! its ACKs as Linux's does (`ack_every`, `delayed_ack.rs`).
+//! Not modeled: SACK reneging, receive windows.
 
 use super::cubic::Cubic;
+use super::delayed_ack::DelayedAck;
 use super::Segment;
 use crate::bitset::Bitset;
 use crate::config::{Cc, Prio, TcpConfig};
@@ -33,6 +35,16 @@ pub struct TcpFlow {
     pub rcv: TcpReceiver,
     /// Segment numbers to send, reused between calls.
     segs: Vec<u32>,
+    /// The ACK the receiver holds (`ack_every` > 1).
+    delack: DelayedAck,
+    coalesce: bool,
+}
+
+/// Timer kinds of a TCP flow (`event::timer`).
+pub mod timer {
+    pub const RTO: u8 = 0;
+    /// A receiver's held ACK (`ack_every` > 1).
+    pub const DELACK: u8 = 1;
 }
 
 impl TcpFlow {
@@ -44,7 +56,15 @@ impl TcpFlow {
         assert!(n_segs < PROBE - 1, "flow too large");
         let mut snd = TcpSender::on_conn(n_segs, cfg, conn.unwrap_or_else(|| Conn::fresh(cfg)));
         snd.handshaking = handshake;
-        TcpFlow { size: spec.size, deadline, snd, rcv: TcpReceiver::new(n_segs), segs: Vec::new() }
+        TcpFlow {
+            size: spec.size,
+            deadline,
+            snd,
+            rcv: TcpReceiver::new(n_segs),
+            segs: Vec::new(),
+            delack: DelayedAck::default(),
+            coalesce: cfg.ack_every > 1,
+        }
     }
 
     /// The flow starts: its first window, or on a connection being opened,
@@ -58,7 +78,55 @@ impl TcpFlow {
     /// packet's fields, turned around). An ACK has priority 0, the most
     /// urgent (pFabric's ns-2 code stamps priorities on data only). A SYN
     /// gets a SYN-ACK.
-    pub fn on_data(&mut self, data: &Packet, cfg: &TcpConfig) -> Packet {
+    #[inline]
+    pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &TcpConfig) -> Option<Packet> {
+        if self.coalesce {
+            return self.on_data_coalescing(now, data, cfg);
+        }
+        Some(self.ack_for(data, cfg))
+    }
+
+    #[inline(never)]
+    fn on_data_coalescing(&mut self, now: Time, data: &Packet, cfg: &TcpConfig) -> Option<Packet> {
+        let cum = self.rcv.cum;
+        let ack = self.ack_for(data, cfg);
+        // at once: anything but the next segment in order with no hole
+        // behind it, and the flow's last segment (`delayed_ack.rs`)
+        let bare = data.flags & (flags::PROBE | flags::SYN) != 0;
+        let in_order = !bare && data.seq == cum && ack.seq == cum + 1 && self.rcv.ooo == 0;
+        let immediate = !in_order || self.rcv.complete();
+        self.delack.on_ack(now, ack, immediate, cfg.ack_every, cfg.ack_delay_ps)
+    }
+
+    /// A coalescing receiver's timers: its held ACK's.
+    pub fn coalesces_acks(&self) -> bool {
+        self.coalesce
+    }
+
+    /// When timer `kind` should fire.
+    pub fn deadline(&self, kind: u8) -> Option<Time> {
+        match kind {
+            timer::RTO => self.snd.rto_deadline,
+            _ => self.delack.deadline(),
+        }
+    }
+
+    /// Timer `kind` fired: a timeout, or a held ACK's time (which the
+    /// simulation takes with `take_due_ack`).
+    pub fn on_timer(&mut self, now: Time, kind: u8, cfg: &TcpConfig, out: &mut Vec<Segment>) {
+        if kind == timer::RTO {
+            self.on_timeout(now, cfg, out);
+        }
+    }
+
+    /// The held ACK, if its time has come.
+    pub fn take_due_ack(&mut self, now: Time) -> Option<Packet> {
+        self.delack.take_due(now)
+    }
+
+    /// The ACK of `data`, which the receiver has taken.
+    #[inline(always)]
+    fn ack_for(&mut self, data: &Packet, cfg: &TcpConfig) -> Packet {
         let bare = data.flags & (flags::PROBE | flags::SYN) != 0;
         let (ackno, lo, hi) = if bare { (self.rcv.cum, 0, 0) } else { self.rcv.on_data(data.seq) };
         let mut fl = if data.has(flags::CE) { flags::ECE } else { 0 };
@@ -510,6 +578,7 @@ impl TcpSender {
             }
         }
         let advanced = ack.ackno > self.snd_una;
+        let acked = ack.ackno.saturating_sub(self.snd_una);
         match cfg.cc {
             Cc::Dctcp { g } | Cc::L2dct { g, .. } => self.dctcp_observe(ack, g),
             Cc::Reno | Cc::Cubic { .. } => {}
@@ -529,14 +598,14 @@ impl TcpSender {
                     self.cwnd = self.ssthresh;
                 }
             } else if may_grow {
-                self.open_window(now, cfg);
+                self.open_window(now, acked, cfg);
             }
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.rto_deadline = if self.done() { None } else { Some(now + self.rto) };
         } else if was_probing {
             // The probe's answer: in ns-2 it acknowledges the probe's byte,
             // a new ACK that opens the window by one.
-            self.open_window(now, cfg);
+            self.open_window(now, 1, cfg);
         } else if self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             // RFC 6582 (3.2 step 1): no new recovery until `recover` is acked.
@@ -560,9 +629,15 @@ impl TcpSender {
     /// without byte counting, as ns-2); congestion avoidance: one packet per
     /// window of such ACKs (ns-2 `windowOption_ 0`); CUBIC: one packet per
     /// the ACKs its curve asks for. At most `max_cwnd`.
-    fn open_window(&mut self, now: Time, cfg: &TcpConfig) {
+    fn open_window(&mut self, now: Time, acked: u32, cfg: &TcpConfig) {
         if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
+            if cfg.ack_every > 1 {
+                // Linux 3.18 `tcp_slow_start`: by the segments acked, up
+                // to one past ssthresh
+                self.cwnd = (self.cwnd + acked.max(1) as f64).min(self.ssthresh + 1.0);
+            } else {
+                self.cwnd += 1.0;
+            }
         } else if let Some(p) = cfg.cc.cubic() {
             // Linux 3.18 `tcp_cong_avoid_ai` with the integer `cnt`: the
             // count is tested before it is raised, so +1 every cnt + 1 ACKs
@@ -845,6 +920,8 @@ mod tests {
             window_span: false,
             prio_thresholds: vec![],
             handshake: false,
+            ack_every: 1,
+            ack_delay_ps: 0,
         }
     }
 
@@ -886,13 +963,61 @@ mod tests {
         f.start(0, &c, &mut out);
         assert_eq!(out, vec![Segment { seq: 0, size: 40, flags: flags::SYN, prio: 0, kind: Kind::Data }]);
         let syn = Packet { kind: Kind::Data, flags: flags::SYN, size: 40, ..Packet::test_data(40, flags::SYN) };
-        let reply = f.on_data(&syn, &c);
+        let reply = f.on_data(0, &syn, &c).expect("a SYN-ACK");
         assert_eq!((reply.kind, reply.flags, reply.seq, reply.sack_hi), (Kind::Ack, flags::SYN, 0, 0));
         assert_eq!(f.rcv.received(), 0);
         out.clear();
         f.on_ack(5, &reply, &c, &mut out);
         assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
         assert_eq!(out[0].prio, 5000);
+    }
+
+    #[test]
+    fn a_coalescing_receiver_acks_every_kth_segment_out_of_order_and_the_last_at_once() {
+        let c = TcpConfig { ack_every: 3, ack_delay_ps: 1000, ..cfg() };
+        let spec = FlowSpec { id: 0, src: 0, dst: 1, size: 7 * 1460, start: 0, deadline_draw: None };
+        let mut f = TcpFlow::new(&spec, &c, None, None, false);
+        assert!(f.coalesces_acks());
+        let seg = |seq: u32| Packet { seq, ts: seq as u64, ..Packet::test_data(1500, 0) };
+        let mut acked = vec![];
+        for seq in [0, 1, 2, 4, 3, 5, 6] {
+            if let Some(a) = f.on_data(10, &seg(seq), &c) {
+                acked.push((seq, a.seq, a.sack_lo, a.sack_hi, a.ts));
+            }
+        }
+        assert_eq!(
+            acked,
+            vec![
+                (2, 3, 0, 0, 0), // the third in order: covers 0-2, echoes 0's time
+                (4, 3, 4, 5, 4), // out of order: at once, with SACK
+                (3, 5, 0, 0, 3), // fills the hole: at once
+                (6, 7, 0, 0, 5), // the last: at once, covering the held 5
+            ]
+        );
+        assert_eq!(f.deadline(timer::DELACK), None);
+        // every segment acknowledged by default
+        let mut g = TcpFlow::new(&spec, &cfg(), None, None, false);
+        assert!(!g.coalesces_acks());
+        assert!((0..7).all(|s| g.on_data(10, &seg(s), &cfg()).is_some()));
+    }
+
+    #[test]
+    fn with_coalesced_acks_slow_start_grows_by_the_segments_acked() {
+        // Linux 3.18 tcp_slow_start: cwnd + acked, at most ssthresh + 1
+        let c = TcpConfig { ack_every: 2, ..cfg() };
+        let mut s = TcpSender::new(100, &c);
+        let mut out = vec![];
+        s.fill(0, &mut out);
+        s.on_ack(10, ack(3, 0, 0), &c, &mut out);
+        assert_eq!(s.cwnd, 7.0);
+        s.ssthresh = 8.0;
+        s.on_ack(20, ack(7, 0, 0), &c, &mut out);
+        assert_eq!(s.cwnd, 9.0);
+        // one per ACK without (ns-2)
+        let mut r = TcpSender::new(100, &cfg());
+        r.fill(0, &mut out);
+        r.on_ack(10, ack(3, 0, 0), &cfg(), &mut out);
+        assert_eq!(r.cwnd, 5.0);
     }
 
     #[test]
@@ -1046,7 +1171,7 @@ mod tests {
             for _ in 0..s.cwnd as u32 {
                 ackno += 1;
                 s.snd_una = ackno - 1;
-                s.open_window(0, c);
+                s.open_window(0, 1, c);
             }
         }
         out.clear();

@@ -56,6 +56,16 @@ class TcpFamily(Model):
         "above the cumulative ACK, SACKed or not (ns-2's FullTcp without pipectrl_: a sender behind a hole sends at "
         "most a window past it until the hole is filled)", source="ns-2 tcp-full.cc send_allowed (PARAMS.md §1)")
 
+    ack_every: int = field(
+        1, "the receiver acknowledges every ack_every-th segment that arrives in order, and at once one out of "
+        "order, one that fills a hole, a SYN or probe and the flow's last; with DCTCP, a change of CE mark sends "
+        "the held ACK first. 1: every segment (ns-2's sinks); above 1, Linux's receive offload and delayed ACKs "
+        "(the sender then sends each ACK's segments back to back, as offload does), and slow start grows by the "
+        "segments an ACK covers (Linux 3.18 tcp_slow_start)",
+        source="RFC 5681 §4.2; Linux tcp_input.c __tcp_ack_snd_check, tcp_dctcp.c", ge=1, le=64)
+    ack_delay_us: float = field(
+        50, "with ack_every > 1: a held ACK leaves this long after the first segment it covers", gt=0)
+
     # what the schemes set: the switch buffer, the timeout, ECN
     queue_bytes: int
 
@@ -99,6 +109,8 @@ class TcpFamily(Model):
             "handshake": self.handshake and self.connections == "pool",
             "rtt_per_window": self.rtt_samples == "per_window",
             "window_span": self.window == "span",
+            "ack_every": self.ack_every,
+            "ack_delay_ps": ps(self.ack_delay_us),
             **extra,
         }
 
