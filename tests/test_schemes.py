@@ -214,10 +214,18 @@ def test_a_held_ack_leaves_at_its_delay(write_trace):
     trace = write_trace([(0, 1, 0, 2 * 1460)])
     fct = {}
     for every in (1, 4):
-        scheme = {"name": "tcp", "ack_every": every, "ack_delay_us": 1000, "init_cwnd_pkts": 1,
-                  "min_rto_us": 5000}
+        scheme = {"name": "tcp", "ack_every": every, "init_cwnd_pkts": 1, "min_rto_us": 5000}
+        if every > 1:
+            scheme["ack_delay_us"] = 1000
         fct[every] = run_checked(spec_of(trace, scheme)).fct_s[0]
     assert abs(fct[4] - fct[1] - 1e-3) < 1e-12, fct
+
+
+def test_an_ack_delay_needs_coalescing():
+    for name in ("tcp", "dctcp", "pias"):
+        with pytest.raises(ValueError, match="ack_delay_us applies only with ack_every > 1"):
+            Spec.model_validate({"scheme": {"name": name, "ack_delay_us": 20}})
+        Spec.model_validate({"scheme": {"name": name, "ack_every": 2, "ack_delay_us": 20}})
 
 
 def test_connection_pool_carries_ssthresh_to_the_next_flow(write_trace):

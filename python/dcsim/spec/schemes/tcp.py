@@ -69,6 +69,15 @@ class TcpFamily(Model):
     # what the schemes set: the switch buffer, the timeout, ECN
     queue_bytes: int
 
+    @model_validator(mode="after")
+    def _delay_needs_coalescing(self):
+        # (away from its default, not merely present: a run's summary
+        # carries every field)
+        if self.ack_delay_us != type(self).model_fields["ack_delay_us"].default and self.ack_every == 1:
+            raise ValueError("ack_delay_us applies only with ack_every > 1 (with 1 every segment is acknowledged "
+                             "at once)")
+        return self
+
     def resolved_max_cwnd(self) -> Optional[float]:
         if self.max_cwnd_pkts == "unlimited":
             return None
