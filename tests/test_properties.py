@@ -48,7 +48,8 @@ schemes = st.one_of(
     st.builds(lambda inc: {"name": "l2dct", "queue_bytes": 60_000, "ecn_threshold_bytes": 15_000, "increase": inc},
               st.sampled_from(["l2dct", "ns2_pias"])),
     # the RDMA schemes on shared buffers (with PFC; BFC without)
-    st.sampled_from([{"name": "dcqcn"}, {"name": "hpcc"}, {"name": "bfc"}, {"name": "dctcp_rdma"},
+    st.sampled_from([{"name": "dcqcn"}, {"name": "dcqcn_ns3rdma"}, {"name": "dcqcn_ns3rdma", "byte_counter_bytes": 20_000},
+                     {"name": "hpcc"}, {"name": "bfc"}, {"name": "dctcp_rdma"},
                      {"name": "dctcp_rdma", "slow_start_pkts": 10},
                      {"name": "bfc", "assign": "stochastic", "queues": 4},
                      # BFC's appendix variants; HPCC with idealized retransmission, and over BFC's queues

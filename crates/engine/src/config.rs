@@ -392,6 +392,9 @@ pub enum RdmaCc {
     None,
     /// DCQCN, Mellanox's version as the HPCC simulator has it.
     Dcqcn(DcqcnConfig),
+    /// DCQCN as ns3-rdma has it (`transport/dcqcn_ns3.rs`): CNPs per
+    /// interval from the receiver, cuts at once, timer and byte counts.
+    DcqcnNs3(DcqcnNs3Config),
     /// HPCC (SIGCOMM'19): rate from the in-band telemetry of every hop.
     Hpcc(HpccConfig),
     /// DCTCP as the HPCC simulator runs it on RDMA NICs: a rate cut by
@@ -464,6 +467,27 @@ pub struct DcqcnConfig {
     pub ai_bps: u64,
     pub hai_bps: u64,
     pub min_rate_bps: u64,
+    pub clamp_target_rate: bool,
+}
+
+/// ns3-rdma's DCQCN (`transport/dcqcn_ns3.rs`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+pub struct DcqcnNs3Config {
+    /// The receiver sends at most one CNP per flow per this interval.
+    pub cnp_interval_ps: u64,
+    pub alpha_interval_ps: u64,
+    /// The rate-increase timer (half of it in hyper increase).
+    pub increase_interval_ps: u64,
+    /// Bytes sent per byte-counter step (half of it in hyper increase).
+    pub byte_counter_bytes: u64,
+    pub g: f64,
+    pub initial_alpha: f64,
+    pub fast_recovery_times: u32,
+    pub ai_bps: u64,
+    pub hai_bps: u64,
+    pub min_rate_bps: u64,
+    /// A CNP sets the target to the current rate (else only once the byte
+    /// counter has counted).
     pub clamp_target_rate: bool,
 }
 

@@ -1617,7 +1617,7 @@ impl Simulation {
                 self.counters.timeouts += (f.ep.timeouts() - timeouts_before) as u64;
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if let Some(reply) = f.ep.take_reply(now) {
-                    // a held ACK, from the receiver
+                    // a held ACK or a CNP, from the receiver
                     let host = f.spec.dst;
                     self.counters.ack_pkts += 1;
                     self.inject(host, reply);

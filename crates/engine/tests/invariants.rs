@@ -150,21 +150,28 @@ fn invariants_hold_with_shared_buffers_and_pfc() {
 }
 
 /// RDMA queue pairs pulled by their NICs (`nic.rs`), DCQCN marking at
-/// dequeue, over shared buffers with PFC (lossless) and without (lossy:
-/// go-back-N and the safety timeout bring every flow home).
+/// dequeue (the HPCC simulator's DCQCN, and ns3-rdma's with its CNPs from
+/// the receiver), over shared buffers with PFC (lossless) and without
+/// (lossy: go-back-N and the safety timeout bring every flow home).
 #[test]
 fn invariants_hold_for_rdma_over_shared_buffers() {
-    for topo in [LEAF_SPINE, FAT_TREE] {
+    let mellanox = r#"{"kind": "dcqcn", "alpha_interval_ps": 1000000, "decrease_interval_ps": 4000000,
+        "increase_interval_ps": 300000000, "g": 0.00390625, "rate_on_first_cnp": 1.0,
+        "fast_recovery_times": 1, "ai_bps": 20000000, "hai_bps": 200000000,
+        "min_rate_bps": 1000000000, "clamp_target_rate": false}"#;
+    let ns3 = r#"{"kind": "dcqcn_ns3", "cnp_interval_ps": 50000000, "alpha_interval_ps": 55000000,
+        "increase_interval_ps": 60000000, "byte_counter_bytes": 150000, "g": 0.00390625,
+        "initial_alpha": 0.5, "fast_recovery_times": 5, "ai_bps": 40000000, "hai_bps": 200000000,
+        "min_rate_bps": 100000000, "clamp_target_rate": true}"#;
+    for (topo, cc) in [LEAF_SPINE, FAT_TREE].into_iter().flat_map(|t| [(t, mellanox), (t, ns3)]) {
         for pfc in [true, false] {
-            let transport = r#""transport": {"kind": "rdma", "mss_bytes": 1000, "header_bytes": 48,
+            let transport = format!(
+                r#""transport": {{"kind": "rdma", "mss_bytes": 1000, "header_bytes": 48,
                 "ack_bytes": 60, "line_rate_bps": 10000000000, "nack_interval_ps": 500000000,
-                "rto_ps": 2000000000,
-                "cc": {"kind": "dcqcn", "alpha_interval_ps": 1000000, "decrease_interval_ps": 4000000,
-                       "increase_interval_ps": 300000000, "g": 0.00390625, "rate_on_first_cnp": 1.0,
-                       "fast_recovery_times": 1, "ai_bps": 20000000, "hai_bps": 200000000,
-                       "min_rate_bps": 1000000000, "clamp_target_rate": false}},
-                "workload""#;
-            let json = with_transport(config(topo, "ecmp", 1_000_000, false, false), transport)
+                "rto_ps": 2000000000, "cc": {cc}}},
+                "workload""#
+            );
+            let json = with_transport(config(topo, "ecmp", 1_000_000, false, false), &transport)
                 .replace(
                     r#""switch": {"discipline": {"kind": "fifo"}"#,
                     r#""switch": {"discipline": {"kind": "pfc", "acks_high_priority": true,

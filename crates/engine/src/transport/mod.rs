@@ -6,6 +6,7 @@
 //! one arm of `Transport`; the event loop does not change.
 
 pub mod cubic;
+pub mod dcqcn_ns3;
 pub mod delayed_ack;
 pub mod rdma;
 pub mod tcp;
@@ -123,7 +124,8 @@ impl Transport {
             Transport::Xpass(_) => true,
             // a receiver that holds ACKs has a timer of its own
             Transport::Tcp(t) => t.coalesces_acks(),
-            Transport::Rdma(_) => false,
+            // ns3-rdma's DCQCN ticks at the receiver
+            Transport::Rdma(t) => t.receiver_has_timer(),
         }
     }
 
@@ -184,11 +186,12 @@ impl Transport {
     }
 
     /// A reply the receiver held and a timer released (TCP's coalesced
-    /// ACKs), to send from the receiver now.
+    /// ACKs, ns3-rdma DCQCN's CNPs), to send from the receiver now.
     pub fn take_reply(&mut self, now: Time) -> Option<Packet> {
         match self {
             Transport::Tcp(t) => t.take_due_ack(now),
-            Transport::Rdma(_) | Transport::Xpass(_) => None,
+            Transport::Rdma(t) => t.take_cnp(),
+            Transport::Xpass(_) => None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! optional window, go-back-N loss recovery, and a receiver that ACKs every
 //! packet. Rate control is a congestion-control variant (`RdmaCc`): none
 //! (line rate: BFC's hosts), DCQCN (Mellanox's version, the simulator's
-//! `--cc dcqcn`), HPCC (`--cc hp`), DCTCP (`--cc dctcp`, rate-based, with
+//! `--cc dcqcn`), DCQCN as ns3-rdma has it (`dcqcn_ns3.rs`), HPCC (`--cc hp`), DCTCP (`--cc dctcp`, rate-based, with
 //! an optional slow start of our own for BFC's Fig. 23) or BFC's own
 //! delay-based window (App. A.1, BFC + CC).
 //!
@@ -22,6 +22,7 @@
 //! PFC makes moot); here an optional safety timeout (`rto_ps`) rewinds a
 //! sender that heard nothing for that long, and counts as a timeout.
 
+use super::dcqcn_ns3::{NotificationPoint, ReactionPoint};
 use super::Segment;
 use crate::bitset::Bitset;
 use crate::config::{DctcpRdmaConfig, DelayCcConfig, HpccConfig, RdmaCc, RdmaConfig};
@@ -36,6 +37,9 @@ pub mod timer {
     pub const ALPHA: u8 = 1;
     pub const DECREASE: u8 = 2;
     pub const INCREASE: u8 = 3;
+    /// ns3-rdma's DCQCN cuts at once (no decrease timer): its receiver's
+    /// CNP tick takes that slot, so every RDMA flow has the same 4 kinds.
+    pub const CNP: u8 = DECREASE;
 }
 
 /// Bytes of HPCC's telemetry header on each packet (none for the others).
@@ -68,6 +72,16 @@ struct Dcqcn {
     next_alpha: Option<Time>,
     next_decrease: Option<Time>,
     next_increase: Option<Time>,
+}
+
+/// ns3-rdma's DCQCN: both ends' state, and the CNP the receiver owes.
+#[derive(Debug)]
+struct Ns3Dcqcn {
+    rp: ReactionPoint,
+    np: NotificationPoint,
+    /// The receiver's CNP, made from the flow's first data packet.
+    template: Option<Packet>,
+    due: Option<Packet>,
 }
 
 /// DCTCP's state (the simulator's `dctcp` fields), counted in packets
@@ -149,6 +163,8 @@ pub struct RdmaFlow {
     /// Safety timeout deadline, while packets are unacknowledged.
     rto_deadline: Option<Time>,
     dcqcn: Dcqcn,
+    /// ns3-rdma's DCQCN (boxed: only its flows pay for it).
+    ns3: Option<Box<Ns3Dcqcn>>,
     hpcc: Hpcc,
     dctcp: Dctcp,
     /// The delay-based window (`RdmaCc::Delay`), packets.
@@ -194,6 +210,15 @@ impl RdmaFlow {
             next_avail: 0,
             rto_deadline: None,
             dcqcn: Dcqcn { first_cnp: true, ..Dcqcn::default() },
+            ns3: match &cfg.cc {
+                RdmaCc::DcqcnNs3(c) => Some(Box::new(Ns3Dcqcn {
+                    rp: ReactionPoint::new(c, cfg.line_rate_bps),
+                    np: NotificationPoint::default(),
+                    template: None,
+                    due: None,
+                })),
+                _ => None,
+            },
             hpcc: Hpcc {
                 last_update_seq: None,
                 hops: [IntHop::default(); MAX_INT_HOPS],
@@ -282,6 +307,10 @@ impl RdmaFlow {
         // (the simulator's `UpdateNextAvail`, no interframe gap)
         self.next_avail = now + serialization(size as u64, self.rate_bps);
         self.last_size = size;
+        if let (Some(n), RdmaCc::DcqcnNs3(c)) = (self.ns3.as_deref_mut(), &cfg.cc) {
+            // ns3-rdma counts bytes at dequeue, after pacing this packet
+            self.rate_bps = n.rp.sent(size as u32, self.rate_bps, self.line_bps, c);
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = cfg.rto_ps.map(|r| now + r);
         }
@@ -292,6 +321,24 @@ impl RdmaFlow {
     /// (echoing CE as a CNP), a NACK, or nothing (a duplicate, or a NACK
     /// held back by the NACK interval).
     pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &RdmaConfig) -> Option<Packet> {
+        if let (Some(n), RdmaCc::DcqcnNs3(c)) = (self.ns3.as_deref_mut(), &cfg.cc) {
+            // every packet counts towards the CNP, duplicates too; ACKs do
+            // not echo marks (the CNP does)
+            n.np.on_data(now, data.has(flags::CE), c);
+            self.dcqcn.next_decrease = n.np.next_tick;
+            n.template.get_or_insert(Packet {
+                seq: 0,
+                sack_lo: 0,
+                sack_hi: 0,
+                prio: 0,
+                src: data.dst,
+                dst: data.src,
+                size: cfg.ack_bytes as u16,
+                kind: Kind::Ack,
+                flags: flags::ECE,
+                ..*data
+            });
+        }
         let nack = if cfg.perfect_retransmit {
             // selective: keep what comes out of order, acknowledge the
             // first packet still missing, never NACK
@@ -317,7 +364,7 @@ impl RdmaFlow {
         } else {
             return None;
         };
-        let mut f = if data.has(flags::CE) { flags::ECE } else { 0 };
+        let mut f = if data.has(flags::CE) && self.ns3.is_none() { flags::ECE } else { 0 };
         if nack {
             f |= flags::NACK;
         }
@@ -352,6 +399,11 @@ impl RdmaFlow {
         }
         match &cfg.cc {
             RdmaCc::Dcqcn(_) if ack.has(flags::ECE) => self.cnp(now, cfg),
+            RdmaCc::DcqcnNs3(c) if ack.has(flags::ECE) => {
+                let n = self.ns3.as_deref_mut().expect("made with the flow");
+                self.rate_bps = n.rp.cnp(now, self.rate_bps, c);
+                self.sync_ns3();
+            }
             RdmaCc::Hpcc(h) => self.hpcc_ack(ack.seq, int, h),
             RdmaCc::Dctcp(d) => self.dctcp_ack(ack, newly_acked, d, cfg),
             RdmaCc::Delay(d) => self.delay_ack(now.saturating_sub(ack.ts), d, cfg),
@@ -518,6 +570,8 @@ impl RdmaFlow {
     }
 
     pub fn deadline(&self, kind: u8) -> Option<Time> {
+        // ns3-rdma's DCQCN keeps its deadlines in `dcqcn` too
+        // (`sync_ns3`), so that other flows pay nothing for it here
         match kind {
             timer::RTO => self.rto_deadline,
             timer::ALPHA => self.dcqcn.next_alpha,
@@ -537,6 +591,21 @@ impl RdmaFlow {
             self.snd_nxt = self.snd_una;
             self.next_avail = now;
             self.rto_deadline = None;
+            return;
+        }
+        if let (Some(n), RdmaCc::DcqcnNs3(c)) = (self.ns3.as_deref_mut(), &cfg.cc) {
+            match kind {
+                timer::ALPHA => n.rp.alpha_timer(now, c),
+                timer::INCREASE => self.rate_bps = n.rp.increase_timer(now, self.rate_bps, self.line_bps, c),
+                _ => {
+                    // timer::CNP
+                    if n.np.tick() {
+                        let t = n.template.expect("a tick follows a data packet");
+                        n.due = Some(Packet { seq: self.expected, ..t });
+                    }
+                }
+            }
+            self.sync_ns3();
             return;
         }
         let RdmaCc::Dcqcn(d) = &cfg.cc else { return };
@@ -576,6 +645,27 @@ impl RdmaFlow {
 
     pub fn receiver_complete(&self) -> bool {
         self.expected >= self.n_pkts
+    }
+
+    /// ns3-rdma's DCQCN: the receiver has a timer of its own (its CNP
+    /// tick) and sends CNPs apart from its ACKs.
+    pub fn receiver_has_timer(&self) -> bool {
+        self.ns3.is_some()
+    }
+
+    /// The deadlines of ns3-rdma's DCQCN, where `deadline` reads the
+    /// Mellanox version's (which such a flow does not use).
+    fn sync_ns3(&mut self) {
+        if let Some(n) = &self.ns3 {
+            self.dcqcn.next_alpha = n.rp.next_alpha;
+            self.dcqcn.next_increase = n.rp.next_increase;
+            self.dcqcn.next_decrease = n.np.next_tick;
+        }
+    }
+
+    /// The CNP a tick released, to send from the receiver now.
+    pub fn take_cnp(&mut self) -> Option<Packet> {
+        self.ns3.as_deref_mut()?.due.take()
     }
 
     pub fn sender_done(&self) -> bool {

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from .bfc import BfcScheme
 from .dcqcn import DcqcnScheme
+from .dcqcn_ns3rdma import DcqcnNs3rdmaScheme
 from .dctcp import DctcpScheme
 from .dctcp_rdma import DctcpRdmaScheme
 from .expresspass import ExpressPassScheme
@@ -25,13 +26,14 @@ from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
                          L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
-                         ExpressPassScheme, IdealFqPacketScheme],
+                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
            "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
-           "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme}
+           "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme,
+           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
            "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme"]
+           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme"]

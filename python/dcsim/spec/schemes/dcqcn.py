@@ -15,7 +15,25 @@ if TYPE_CHECKING:
 BFC = "BFC NSDI'22 §6.2.1"
 
 
-class DcqcnScheme(RdmaFamily):
+class DcqcnMarking(RdmaFamily):
+    """What the DCQCN schemes share: RED-like ECN marking at the switches'
+    egress queues with the BFC paper's thresholds, and ACKs (and CNPs) at
+    high priority."""
+
+    kmin_kb: float = field(100.0, "marking starts above this egress queue, KB", source=BFC, ge=0)
+    kmax_kb: float = field(400.0, "every packet is marked above this egress queue, KB", source=BFC, gt=0)
+
+    acks_high_priority: ClassVar[bool] = True
+
+    def red(self, pmax: float) -> dict:
+        from ...errors import SpecError
+
+        if self.kmin_kb >= self.kmax_kb:
+            raise SpecError(f"scheme.kmin_kb ({self.kmin_kb}) must be below scheme.kmax_kb ({self.kmax_kb})")
+        return {"kmin_bytes": round(self.kmin_kb * 1000), "kmax_bytes": round(self.kmax_kb * 1000), "pmax": pmax}
+
+
+class DcqcnScheme(DcqcnMarking):
     """DCQCN: switches mark ECN at dequeue, RED-like on the egress queue
     (always above Kmax, with probability up to Pmax between Kmin and Kmax);
     the receiver echoes every mark on its ACK (a CNP); the sender keeps
@@ -27,8 +45,6 @@ class DcqcnScheme(RdmaFamily):
     priority (the simulator's ACK_HIGH_PRIO for DCQCN)."""
 
     name: Literal["dcqcn"] = field("dcqcn", "the scheme")
-    kmin_kb: float = field(100.0, "marking starts above this egress queue, KB", source=BFC, ge=0)
-    kmax_kb: float = field(400.0, "every packet is marked above this egress queue, KB", source=BFC, gt=0)
     pmax: float = field(0.2, "marking probability at Kmax", source=HPCC_SIM, gt=0, le=1)
     g: float = field(1 / 256, "gain of alpha's average", source=HPCC_SIM, gt=0, le=1)
     alpha_interval_us: float = field(1.0, "alpha update period", source=HPCC_SIM, gt=0)
@@ -45,13 +61,7 @@ class DcqcnScheme(RdmaFamily):
     clamp_target_rate: bool = field(False, "a decrease sets the target to the current rate even in stage 0",
                                     source=HPCC_SIM)
 
-    acks_high_priority: ClassVar[bool] = True
-
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        from ...errors import SpecError
-
-        if self.kmin_kb >= self.kmax_kb:
-            raise SpecError(f"scheme.kmin_kb ({self.kmin_kb}) must be below scheme.kmax_kb ({self.kmax_kb})")
         cc = {
             "kind": "dcqcn",
             "alpha_interval_ps": ps(self.alpha_interval_us),
@@ -65,5 +75,4 @@ class DcqcnScheme(RdmaFamily):
             "min_rate_bps": round(self.min_rate_mbps * 1e6),
             "clamp_target_rate": self.clamp_target_rate,
         }
-        red = {"kmin_bytes": round(self.kmin_kb * 1000), "kmax_bytes": round(self.kmax_kb * 1000), "pmax": self.pmax}
-        return self.rdma_engine(spec, cc, red=red)
+        return self.rdma_engine(spec, cc, red=self.red(self.pmax))

@@ -1,0 +1,334 @@
+//! DCQCN as ns3-rdma has it: the simulator of the DCQCN authors, which
+//! BFC NSDI'22 §6.2.1 names as the one it ran DCQCN on (its ref. [5]).
+//! Read in `qbb-net-device.cc` (`CheckandSendQCN`, `rpr_cnm_received`,
+//! `rpr_*_time`, `rpr_*_byte`, `AdjustRates`, `ResumeAlpha`); it differs
+//! from the Mellanox version of the HPCC simulator (`RdmaCc::Dcqcn`) in
+//! where the decisions are taken:
+//!
+//! - the receiver (notification point) sends at most one CNP per flow per
+//!   `cnp_interval`: a tick at the flow's first packet and every interval
+//!   after it, each sending a CNP if a marked packet came since the last;
+//! - the sender (reaction point) cuts at once on each CNP, updating alpha
+//!   first (binary feedback), and sets the target to the current rate
+//!   (`clamp_target_rate`, on in the shipped configuration);
+//! - increases count timer periods and byte-counter periods separately:
+//!   fast recovery while both counts are below F, additive increase once
+//!   either reaches F, hyper increase only when both have (by HAI times
+//!   the smaller count past F, on a halved timer);
+//! - a target more than 10x the rate at the first step of a count is cut
+//!   to an eighth instead of raised.
+
+use crate::config::DcqcnNs3Config;
+use crate::time::Time;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Stage {
+    /// No CNP yet: no timers, the byte counter held full.
+    #[default]
+    Idle,
+    Fast,
+    Active,
+    Hyper,
+}
+
+/// The sender's state (the simulator's `m_rp*`, `m_targetRate`,
+/// `m_alpha`, `m_txBytes`).
+#[derive(Clone, Copy, Debug)]
+pub struct ReactionPoint {
+    target_bps: u64,
+    alpha: f64,
+    byte_stage: u32,
+    time_stage: u32,
+    stage: Stage,
+    /// Bytes left before the byte counter's next event.
+    bytes_left: i64,
+    pub next_alpha: Option<Time>,
+    pub next_increase: Option<Time>,
+}
+
+impl ReactionPoint {
+    pub fn new(c: &DcqcnNs3Config, line_bps: u64) -> ReactionPoint {
+        ReactionPoint {
+            target_bps: line_bps,
+            alpha: c.initial_alpha,
+            byte_stage: 0,
+            time_stage: 0,
+            stage: Stage::Idle,
+            bytes_left: c.byte_counter_bytes as i64,
+            next_alpha: None,
+            next_increase: None,
+        }
+    }
+
+    /// A CNP (`rpr_cnm_received`): the new rate.
+    pub fn cnp(&mut self, now: Time, rate: u64, c: &DcqcnNs3Config) -> u64 {
+        if c.clamp_target_rate || self.byte_stage != 0 {
+            self.target_bps = rate;
+            self.bytes_left = c.byte_counter_bytes as i64;
+        }
+        self.byte_stage = 0;
+        self.time_stage = 0;
+        self.alpha = (1.0 - c.g) * self.alpha + c.g;
+        self.next_alpha = Some(now + c.alpha_interval_ps);
+        self.next_increase = Some(now + c.increase_interval_ps);
+        self.stage = Stage::Fast;
+        c.min_rate_bps.max((rate as f64 * (1.0 - self.alpha / 2.0)) as u64)
+    }
+
+    /// The alpha timer (`ResumeAlpha`): alpha decays, forever after the
+    /// first CNP.
+    pub fn alpha_timer(&mut self, now: Time, c: &DcqcnNs3Config) {
+        self.alpha *= 1.0 - c.g;
+        self.next_alpha = Some(now + c.alpha_interval_ps);
+    }
+
+    /// The rate-increase timer (`rpr_timer_wrapper`): the new rate.
+    pub fn increase_timer(&mut self, now: Time, rate: u64, line: u64, c: &DcqcnNs3Config) -> u64 {
+        self.time_stage += 1;
+        let period = if self.stage == Stage::Hyper { c.increase_interval_ps / 2 } else { c.increase_interval_ps };
+        self.next_increase = Some(now + period);
+        match self.stage {
+            Stage::Idle => {
+                self.next_increase = None;
+                rate
+            }
+            Stage::Fast if self.time_stage < c.fast_recovery_times => self.adjust(rate, 0, line),
+            Stage::Fast | Stage::Active => self.select(rate, line, c),
+            Stage::Hyper => self.hyper(rate, line, c),
+        }
+    }
+
+    /// A packet of `bytes` left the NIC (the byte counter, counted at
+    /// dequeue): the new rate.
+    pub fn sent(&mut self, bytes: u32, rate: u64, line: u64, c: &DcqcnNs3Config) -> u64 {
+        let full = c.byte_counter_bytes as i64;
+        if self.stage == Stage::Idle {
+            self.bytes_left = full;
+            return rate;
+        }
+        self.bytes_left -= bytes as i64;
+        if self.bytes_left >= 0 {
+            return rate;
+        }
+        self.byte_stage += 1;
+        match self.stage {
+            Stage::Fast => {
+                self.bytes_left = full;
+                if self.byte_stage < c.fast_recovery_times {
+                    self.adjust(rate, 0, line)
+                } else {
+                    self.select(rate, line, c)
+                }
+            }
+            // the byte path of the active stage never turns hyper
+            Stage::Active => {
+                self.bytes_left = full;
+                self.stage = Stage::Active;
+                self.adjust(rate, c.ai_bps, line)
+            }
+            _ => {
+                self.bytes_left = full / 2;
+                self.hyper(rate, line, c)
+            }
+        }
+    }
+
+    /// `rpr_active_select`: additive increase until both counts reach F.
+    fn select(&mut self, rate: u64, line: u64, c: &DcqcnNs3Config) -> u64 {
+        if self.byte_stage < c.fast_recovery_times || self.time_stage < c.fast_recovery_times {
+            self.stage = Stage::Active;
+            self.adjust(rate, c.ai_bps, line)
+        } else {
+            self.hyper(rate, line, c)
+        }
+    }
+
+    fn hyper(&mut self, rate: u64, line: u64, c: &DcqcnNs3Config) -> u64 {
+        self.stage = Stage::Hyper;
+        let steps = self.byte_stage.min(self.time_stage) + 1 - c.fast_recovery_times;
+        self.adjust(rate, c.hai_bps * steps as u64, line)
+    }
+
+    /// `AdjustRates`: raise the target (or cut a far-off one to an
+    /// eighth at a count's first step), then halve the distance to it.
+    /// The target itself has no cap; the rate has the line's.
+    fn adjust(&mut self, rate: u64, increase: u64, line: u64) -> u64 {
+        if (self.byte_stage == 1 || self.time_stage == 1) && self.target_bps > rate.saturating_mul(10) {
+            self.target_bps /= 8;
+        } else {
+            self.target_bps = self.target_bps.saturating_add(increase);
+        }
+        (rate / 2 + self.target_bps / 2).min(line)
+    }
+}
+
+/// The receiver's CNP ticks (`CheckandSendQCN`): the first at the flow's
+/// first packet (after counting it), then every `cnp_interval`. Kept
+/// lazily: a tick is scheduled only when a mark waits for it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NotificationPoint {
+    first: Option<Time>,
+    marked: bool,
+    pub next_tick: Option<Time>,
+}
+
+impl NotificationPoint {
+    /// A data packet arrives, with CE or not.
+    pub fn on_data(&mut self, now: Time, ce: bool, c: &DcqcnNs3Config) {
+        let first = *self.first.get_or_insert(now);
+        if !ce || self.marked {
+            return;
+        }
+        self.marked = true;
+        // the tick at the first packet sees it; later marks wait for the
+        // next tick after them
+        let i = c.cnp_interval_ps.max(1);
+        self.next_tick = Some(if now == first { now } else { first + ((now - first) / i + 1) * i });
+    }
+
+    /// The tick: whether a CNP goes.
+    pub fn tick(&mut self) -> bool {
+        self.next_tick = None;
+        std::mem::take(&mut self.marked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: Time = 1_000_000;
+    const LINE: u64 = 100_000_000_000;
+
+    fn cfg() -> DcqcnNs3Config {
+        DcqcnNs3Config {
+            cnp_interval_ps: 50 * US,
+            alpha_interval_ps: 55 * US,
+            increase_interval_ps: 60 * US,
+            byte_counter_bytes: 300_000_000,
+            g: 1.0 / 256.0,
+            initial_alpha: 0.5,
+            fast_recovery_times: 5,
+            ai_bps: 40_000_000,
+            hai_bps: 200_000_000,
+            min_rate_bps: 100_000_000,
+            clamp_target_rate: true,
+        }
+    }
+
+    #[test]
+    fn one_cnp_per_interval_at_most_from_the_first_packet() {
+        let c = cfg();
+        let mut np = NotificationPoint::default();
+        np.on_data(10 * US, false, &c);
+        assert_eq!(np.next_tick, None, "no mark, no tick kept");
+        np.on_data(12 * US, true, &c);
+        assert_eq!(np.next_tick, Some(60 * US), "the tick 50 us after the first packet");
+        np.on_data(30 * US, true, &c);
+        assert_eq!(np.next_tick, Some(60 * US), "one CNP for the interval's marks");
+        assert!(np.tick());
+        assert!(!np.tick(), "nothing since");
+        np.on_data(110 * US, true, &c);
+        assert_eq!(np.next_tick, Some(110 * US + 50 * US), "ticks stay on the first packet's grid");
+        // a first packet that is marked: the tick at it sends at once
+        let mut np = NotificationPoint::default();
+        np.on_data(7 * US, true, &c);
+        assert_eq!(np.next_tick, Some(7 * US));
+    }
+
+    #[test]
+    fn a_cnp_cuts_at_once_and_fast_recovery_halves_the_gap_four_times() {
+        let c = cfg();
+        let mut rp = ReactionPoint::new(&c, LINE);
+        let r = rp.cnp(0, LINE, &c);
+        // alpha = 0.5 (1 - g) + g, the rate cut by alpha / 2
+        let alpha = 0.5 * (1.0 - c.g) + c.g;
+        assert_eq!(r, (LINE as f64 * (1.0 - alpha / 2.0)) as u64);
+        assert_eq!((rp.next_alpha, rp.next_increase), (Some(55 * US), Some(60 * US)));
+        let mut rate = r;
+        for step in 1..=4u64 {
+            let gap = LINE - rate;
+            rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
+            assert!((LINE - rate).abs_diff(gap / 2) <= 1, "step {step}: the gap halves");
+        }
+        // the fifth timer step leaves fast recovery: the target (clamped at
+        // the cut to the line rate here) rises by AI
+        let before = rate;
+        rate = rp.increase_timer(300 * US, rate, LINE, &c);
+        assert_eq!(rate, (before / 2 + (LINE + c.ai_bps) / 2).min(LINE));
+        assert_eq!(rp.stage, Stage::Active);
+        // the byte counter is too large to count (300 MB): never hyper
+        for step in 6..100u64 {
+            rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
+        }
+        assert_eq!(rp.stage, Stage::Active);
+    }
+
+    #[test]
+    fn the_target_follows_the_rate_down_and_climbs_by_ai() {
+        let c = cfg();
+        let mut rp = ReactionPoint::new(&c, LINE);
+        let mut rate = rp.cnp(0, LINE, &c);
+        for step in 1..=4u64 {
+            rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
+        }
+        // a second CNP: the target becomes the rate now, below the line
+        let t = rate;
+        rate = rp.cnp(250 * US, rate, &c);
+        assert_eq!(rp.target_bps, t);
+        assert!(rate < t);
+        // fast recovery back towards t, then t + AI per 60 us
+        let cut_gap = t - rate;
+        for step in 1..=4u64 {
+            rate = rp.increase_timer(250 * US + step * 60 * US, rate, LINE, &c);
+        }
+        assert!(rate < t && t - rate <= cut_gap / 16 + 2, "four halvings of the gap");
+        rate = rp.increase_timer(250 * US + 300 * US, rate, LINE, &c);
+        assert_eq!(rp.target_bps, t + c.ai_bps);
+        assert!(rate < t + c.ai_bps);
+        // alpha decays by (1 - g) per alpha period
+        let a = rp.alpha;
+        rp.alpha_timer(400 * US, &c);
+        assert_eq!(rp.alpha, a * (1.0 - c.g));
+    }
+
+    #[test]
+    fn both_counts_past_f_turn_hyper_on_a_halved_timer() {
+        let c = DcqcnNs3Config { byte_counter_bytes: 10_000, ..cfg() };
+        let mut rp = ReactionPoint::new(&c, LINE);
+        let mut rate = rp.cnp(0, LINE / 2, &c);
+        // five byte events (10 KB each) and five timer steps
+        for _ in 0..5 {
+            for _ in 0..11 {
+                rate = rp.sent(1000, rate, LINE, &c);
+            }
+        }
+        assert_eq!(rp.byte_stage, 5);
+        assert_eq!(rp.stage, Stage::Active, "the byte count alone reaches F: additive");
+        for step in 1..=5u64 {
+            rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
+        }
+        assert_eq!(rp.stage, Stage::Hyper);
+        // the step that turned hyper set a full period; hyper's own steps
+        // run at half of it
+        assert_eq!(rp.next_increase, Some(360 * US));
+        let target = rp.target_bps;
+        rp.increase_timer(360 * US, rate, LINE, &c);
+        assert_eq!(rp.next_increase, Some(390 * US));
+        // 6 timer steps and 5 byte events: HAI x (min(5, 6) - 5 + 1)
+        assert_eq!(rp.target_bps, target + c.hai_bps);
+    }
+
+    #[test]
+    fn a_far_target_is_cut_to_an_eighth_at_a_first_step() {
+        let c = DcqcnNs3Config { min_rate_bps: 1_000_000_000, ..cfg() };
+        let mut rp = ReactionPoint::new(&c, LINE);
+        // many CNPs drive the rate to its floor while the target stays
+        // at the line rate (clamped only to the rate at each CNP)
+        rp.target_bps = LINE;
+        rp.stage = Stage::Fast;
+        let rate = rp.increase_timer(60 * US, 1_000_000_000, LINE, &c);
+        assert_eq!(rp.target_bps, LINE / 8);
+        assert_eq!(rate, 1_000_000_000 / 2 + LINE / 16);
+    }
+}
