@@ -96,7 +96,7 @@ def test_dcqcn_ns3rdma_shares_a_bottleneck_fairly(write_trace):
     assert r.summary["conservation_holds"]
     finish = r.flows.start_s + r.flows.fct_s
     assert finish.min() / finish.max() > 0.95
-    # with a byte counter small enough to count (150 KB, the code's
+    # with a byte counter small enough to count (150 KB, the device's attribute
     # default), hyper increase wins the link back sooner (measured: the
     # flows end after 5.3-11.8 ms on average 8.3, against 12.9 ms)
     r2 = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)],

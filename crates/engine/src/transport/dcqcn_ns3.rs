@@ -228,8 +228,8 @@ mod tests {
         assert_eq!(np.next_tick, Some(60 * US), "one CNP for the interval's marks");
         assert!(np.tick());
         assert!(!np.tick(), "nothing since");
-        np.on_data(110 * US, true, &c);
-        assert_eq!(np.next_tick, Some(110 * US + 50 * US), "ticks stay on the first packet's grid");
+        np.on_data(115 * US, true, &c);
+        assert_eq!(np.next_tick, Some(160 * US), "ticks stay on the first packet's grid");
         // a first packet that is marked: the tick at it sends at once
         let mut np = NotificationPoint::default();
         np.on_data(7 * US, true, &c);
@@ -259,9 +259,12 @@ mod tests {
         assert_eq!(rp.stage, Stage::Active);
         // the byte counter is too large to count (300 MB): never hyper
         for step in 6..100u64 {
+            for _ in 0..100 {
+                rate = rp.sent(1048, rate, LINE, &c);
+            }
             rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
         }
-        assert_eq!(rp.stage, Stage::Active);
+        assert_eq!((rp.stage, rp.byte_stage), (Stage::Active, 0));
     }
 
     #[test]
@@ -320,11 +323,57 @@ mod tests {
     }
 
     #[test]
+    fn without_clamping_the_target_follows_a_cnp_only_after_a_byte_step() {
+        let c = DcqcnNs3Config { clamp_target_rate: false, byte_counter_bytes: 10_000, ..cfg() };
+        let mut rp = ReactionPoint::new(&c, LINE);
+        let r = rp.cnp(0, LINE / 2, &c);
+        assert_eq!(rp.target_bps, LINE, "no byte step yet: the target stays");
+        // a byte step, then a CNP: now the target is the rate
+        for _ in 0..11 {
+            rp.sent(1000, r, LINE, &c);
+        }
+        assert_eq!(rp.byte_stage, 1);
+        rp.cnp(10 * US, r, &c);
+        assert_eq!((rp.target_bps, rp.byte_stage, rp.time_stage), (r, 0, 0));
+        // the CNP restarted both timers from its time
+        assert_eq!((rp.next_alpha, rp.next_increase), (Some(65 * US), Some(70 * US)));
+    }
+
+    #[test]
+    fn the_active_byte_path_stays_additive_and_hyper_counts_half() {
+        let c = DcqcnNs3Config { byte_counter_bytes: 10_000, ..cfg() };
+        let mut rp = ReactionPoint::new(&c, LINE);
+        let mut rate = rp.cnp(0, LINE / 2, &c);
+        // five byte steps make the stage active; more byte steps, with
+        // the timer count still 0, only add AI
+        for _ in 0..8 {
+            for _ in 0..11 {
+                rate = rp.sent(1000, rate, LINE, &c);
+            }
+        }
+        assert_eq!((rp.stage, rp.byte_stage), (Stage::Active, 8));
+        // five timer steps turn it hyper; then a byte step comes after
+        // half the counter (5,000 bytes: 6 packets of 1,000)
+        for step in 1..=5u64 {
+            rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
+        }
+        assert_eq!(rp.stage, Stage::Hyper);
+        for _ in 0..11 {
+            rate = rp.sent(1000, rate, LINE, &c);
+        }
+        assert_eq!(rp.byte_stage, 9);
+        for _ in 0..6 {
+            rate = rp.sent(1000, rate, LINE, &c);
+        }
+        assert_eq!(rp.byte_stage, 10, "hyper's byte counter is half");
+    }
+
+    #[test]
     fn a_far_target_is_cut_to_an_eighth_at_a_first_step() {
+        // (unreachable with the target clamped at each CNP, which keeps it
+        // within 2x the rate: set by hand)
         let c = DcqcnNs3Config { min_rate_bps: 1_000_000_000, ..cfg() };
         let mut rp = ReactionPoint::new(&c, LINE);
-        // many CNPs drive the rate to its floor while the target stays
-        // at the line rate (clamped only to the rate at each CNP)
         rp.target_bps = LINE;
         rp.stage = Stage::Fast;
         let rate = rp.increase_timer(60 * US, 1_000_000_000, LINE, &c);

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from ..experiment import Spec
 
 NS3_RDMA = "ns3-rdma (bobzhuyb/ns3-rdma, mix/config.txt), BFC §6.2.1's ref. [5] for DCQCN"
-NS3_RDMA_CODE = "ns3-rdma qbb-net-device.cc (attribute default; the shipped config leaves it unset)"
+NS3_RDMA_MIN_RATE = "ns3-rdma qbb-net-device.cc (the MinRate attribute's default: the shipped set-up never sets it)"
+NS3_RDMA_ALPHA = "ns3-rdma qbb-net-device.cc (set in the device's constructor)"
 
 
 class DcqcnNs3rdmaScheme(DcqcnMarking):
@@ -42,13 +43,13 @@ class DcqcnNs3rdmaScheme(DcqcnMarking):
                                                  "large that the timer alone counts in practice)",
                                     source=NS3_RDMA, gt=0)
     g: float = field(1 / 256, "gain of alpha (DCTCP_GAIN)", source=NS3_RDMA, gt=0, le=1)
-    initial_alpha: float = field(0.5, "alpha before the first CNP", source=NS3_RDMA_CODE, ge=0, le=1)
+    initial_alpha: float = field(0.5, "alpha before the first CNP", source=NS3_RDMA_ALPHA, ge=0, le=1)
     fast_recovery_steps: int = field(5, "increase steps of each count before additive increase (FAST_RECOVERY_TIMES)",
                                      source=NS3_RDMA, ge=1)
     ai_mbps: float = field(40.0, "additive increase of the target per step, Mb/s (RATE_AI)", source=NS3_RDMA, ge=0)
     hai_mbps: float = field(200.0, "hyper increase of the target per step past F, Mb/s (RATE_HAI)", source=NS3_RDMA,
                             ge=0)
-    min_rate_mbps: float = field(100.0, "the rate never falls below this, Mb/s", source=NS3_RDMA_CODE, gt=0)
+    min_rate_mbps: float = field(100.0, "the rate never falls below this, Mb/s", source=NS3_RDMA_MIN_RATE, gt=0)
     clamp_target_rate: bool = field(True, "a CNP sets the target to the current rate (CLAMP_TARGET_RATE); off: only "
                                           "after a byte-counter step", source=NS3_RDMA)
 
