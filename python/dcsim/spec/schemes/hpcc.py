@@ -1,5 +1,7 @@
 """`hpcc`: HPCC (Li et al., SIGCOMM 2019) as the HPCC simulator runs it
-(`--cc hp`), with the BFC paper's eta and maxStage (§6.2.1)."""
+(`--cc hp`), set up as BFC ran it: the paper's eta and maxStage (§6.2.1)
+and telemetry header (§6.3), the rest from a BFC co-author's configuration
+of that simulator where it sets them."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ if TYPE_CHECKING:
     from ..experiment import Spec
 
 BFC = "BFC NSDI'22 §6.2.1 (and the HPCC paper)"
+BFC_INT = "BFC NSDI'22 §6.3: \"the INT header (80 B per-packet)\""
+#: PARAMS.md §3b: preeyshah/High-Precision-Congestion-Control, mix/config.txt
+#: (CC_MODE 3, HPCC), the BFC co-author's fork of the HPCC simulator.
+BFC_CONFIG = "a BFC co-author's HPCC simulator configuration (mix/config.txt: RATE_AI, MIN_RATE)"
 
 
 class HpccScheme(RdmaFamily):
@@ -31,15 +37,16 @@ class HpccScheme(RdmaFamily):
     eta: float = field(0.95, "target utilization", source=BFC, gt=0, le=1)
     max_stage: int = field(5, "additive increase steps before a multiplicative one (maxStage; the simulator's "
                               "default is 0)", source=BFC, ge=0)
-    rai_mbps: float = field(40.0, "additive increase per step, Mb/s (W_AI = R_AI x T; the simulator's 10 x 100/25)",
-                            source=HPCC_SIM, gt=0)
-    min_rate_mbps: float = field(1000.0, "the rate never falls below this, Mb/s", source=HPCC_SIM, gt=0)
+    rai_mbps: float = field(50.0, "additive increase per step, Mb/s (W_AI = R_AI x T; the simulator's own run.py: "
+                                  "10 x 100/25 = 40)", source=BFC_CONFIG, gt=0)
+    min_rate_mbps: float = field(100.0, "the rate never falls below this, Mb/s (the simulator's own run.py: 1000)",
+                                 source=BFC_CONFIG, gt=0)
     base_rtt_us: Optional[float] = field(None, "T; none: the network's longest base RTT (two ways' propagation "
                                                "and one payload per hop; 8.32 us on BFC's Clos)",
                                          source=HPCC_SIM, gt=0)
-    int_header_bytes: int = field(42, "bytes of the telemetry header on every data packet and ACK (5 hops x 8 B + "
-                                      "2 B), on the wire but not in a flow's ideal FCT", source=HPCC_SIM, ge=0,
-                                  le=1000)
+    int_header_bytes: int = field(80, "bytes of the telemetry header on every data packet and ACK, on the wire but "
+                                      "not in a flow's ideal FCT (the simulator's own: 5 hops x 8 B + 2 B = 42)",
+                                  source=BFC_INT, ge=0, le=1000)
     queues: int = field(1, "FIFO queues per switch egress port, served by deficit round robin with flows "
                            "assigned by `assign` (BFC §6.4: HPCC + SFQ, HPCC + DQA with 32); 1: one FIFO",
                         source="BFC NSDI'22 §6.4", ge=1, le=4096)
