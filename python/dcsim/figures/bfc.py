@@ -391,7 +391,8 @@ BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, 
                 "ideal_fq_packet": {"scheme.name": "ideal_fq_packet"}}
 BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "expresspass": "ExpressPass",
               "ideal_fq": "Ideal-FQ (flow level)", "ideal_fq_packet": "Ideal-FQ (packet level)"}
-BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN, DCTCP and HPCC, BFC from "
+BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN and DCTCP, its HPCC with "
+                 "BFC's 80 B telemetry header and a BFC co-author's 100 Mb/s floor, BFC from "
                  "its paper, ExpressPass from its ns-2 code with its 1460 B payloads and per-port buffers, its load counted in its own frames); Ideal-FQ at flow level and, as the paper runs it, at packet level (a queue per flow, unbounded buffers, each flow's packets in flight capped at a BDP). Load = the fraction of the ToR-spine capacity (8 x 8 x 100 Gb/s), as the "
                  "authors' prototype sets it; flows within a rack never cross it. One seed.")
 
