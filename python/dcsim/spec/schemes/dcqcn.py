@@ -25,12 +25,28 @@ class DcqcnMarking(RdmaFamily):
 
     acks_high_priority: ClassVar[bool] = True
 
-    def red(self, pmax: float) -> dict:
+    def dcqcn_engine(self, spec: "Spec", kind: str, **own) -> tuple[dict, dict]:
+        """The engine's configuration: the fields both DCQCNs have (each
+        subclass declares them with its own defaults and sources), the
+        scheme's `own`, and the switches' marking."""
         from ...errors import SpecError
 
         if self.kmin_kb >= self.kmax_kb:
             raise SpecError(f"scheme.kmin_kb ({self.kmin_kb}) must be below scheme.kmax_kb ({self.kmax_kb})")
-        return {"kmin_bytes": round(self.kmin_kb * 1000), "kmax_bytes": round(self.kmax_kb * 1000), "pmax": pmax}
+        cc = {
+            "kind": kind,
+            "alpha_interval_ps": ps(self.alpha_interval_us),
+            "increase_interval_ps": ps(self.increase_interval_us),
+            "g": self.g,
+            "fast_recovery_times": self.fast_recovery_steps,
+            "ai_bps": round(self.ai_mbps * 1e6),
+            "hai_bps": round(self.hai_mbps * 1e6),
+            "min_rate_bps": round(self.min_rate_mbps * 1e6),
+            "clamp_target_rate": self.clamp_target_rate,
+            **own,
+        }
+        red = {"kmin_bytes": round(self.kmin_kb * 1000), "kmax_bytes": round(self.kmax_kb * 1000), "pmax": self.pmax}
+        return self.rdma_engine(spec, cc, red=red)
 
 
 class DcqcnScheme(DcqcnMarking):
@@ -62,17 +78,5 @@ class DcqcnScheme(DcqcnMarking):
                                     source=HPCC_SIM)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        cc = {
-            "kind": "dcqcn",
-            "alpha_interval_ps": ps(self.alpha_interval_us),
-            "decrease_interval_ps": ps(self.decrease_interval_us),
-            "increase_interval_ps": ps(self.increase_interval_us),
-            "g": self.g,
-            "rate_on_first_cnp": self.rate_on_first_cnp,
-            "fast_recovery_times": self.fast_recovery_steps,
-            "ai_bps": round(self.ai_mbps * 1e6),
-            "hai_bps": round(self.hai_mbps * 1e6),
-            "min_rate_bps": round(self.min_rate_mbps * 1e6),
-            "clamp_target_rate": self.clamp_target_rate,
-        }
-        return self.rdma_engine(spec, cc, red=self.red(self.pmax))
+        return self.dcqcn_engine(spec, "dcqcn", decrease_interval_ps=ps(self.decrease_interval_us),
+                                 rate_on_first_cnp=self.rate_on_first_cnp)

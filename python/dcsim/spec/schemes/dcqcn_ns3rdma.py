@@ -54,21 +54,8 @@ class DcqcnNs3rdmaScheme(DcqcnMarking):
                                           "after a byte-counter step", source=NS3_RDMA)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        cc = {
-            "kind": "dcqcn_ns3",
-            "cnp_interval_ps": ps(self.cnp_interval_us),
-            "alpha_interval_ps": ps(self.alpha_interval_us),
-            "increase_interval_ps": ps(self.increase_interval_us),
-            "byte_counter_bytes": self.byte_counter_bytes,
-            "g": self.g,
-            "initial_alpha": self.initial_alpha,
-            "fast_recovery_times": self.fast_recovery_steps,
-            "ai_bps": round(self.ai_mbps * 1e6),
-            "hai_bps": round(self.hai_mbps * 1e6),
-            "min_rate_bps": round(self.min_rate_mbps * 1e6),
-            "clamp_target_rate": self.clamp_target_rate,
-        }
-        return self.rdma_engine(spec, cc, red=self.red(self.pmax))
+        return self.dcqcn_engine(spec, "dcqcn_ns3", cnp_interval_ps=ps(self.cnp_interval_us),
+                                 byte_counter_bytes=self.byte_counter_bytes, initial_alpha=self.initial_alpha)
 
 
 __all__ = ["DcqcnNs3rdmaScheme"]
