@@ -8,7 +8,7 @@ import pytest
 from dcsim.errors import SpecError
 from dcsim.simulate import build, run_all
 from dcsim.spec import Spec
-from conftest import run_checked
+from conftest import HPCC_SIM_DCQCN, run_checked
 
 
 def _star(write_trace, rows, hosts=5, scheme=None, **buffer):
@@ -40,7 +40,7 @@ def test_dcqcn_shares_a_bottleneck_fairly_and_keeps_it_busy(write_trace):
     # queue drains, then back up only at the 300 us increase timer) the
     # link is kept busy
     n, size = 4, 10_000_000
-    r = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)]))
+    r = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)], scheme=HPCC_SIM_DCQCN))
     s = r.summary
     assert s["conservation_holds"] and s["counters"]["dropped_pkts"] == 0
     assert s["counters"]["marked_pkts"] > 0
@@ -105,18 +105,41 @@ def test_dcqcn_ns3rdma_shares_a_bottleneck_fairly(write_trace):
     assert finish2.mean() < 0.8 * finish.mean()
 
 
+@pytest.mark.parametrize("window", ["fixed", "rate"])
+def test_dcqcn_window_bounds_what_a_flow_has_in_flight(write_trace, window):
+    # the HPCC simulator's HAS_WIN (and VAR_WIN, which only lowers it): a
+    # flow sends while it has less than W in flight, W the BDP of the
+    # network's longest base RTT (4 us of propagation and two payloads'
+    # serialization here: 4.16 us x 100 Gb/s = 52 KB), so eight flows into
+    # one host hold at most 8 x (W + a packet) at its port; without a
+    # window the queue grows until the marks' cuts act, past 1 MB
+    rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
+
+    def peak(w):
+        r = run_all(Spec.model_validate({
+            "topology": {"kind": "star", "hosts": 9, "rate_gbps": 100.0, "link_delay_us": 1.0},
+            "scheme": {"name": "dcqcn", "window": w}, "workload": {"matrix": "trace", "trace": write_trace(rows)},
+            "run": {"sample_us": 0.5, "sample_queues": "to_hosts"}}))
+        assert r.summary["conservation_holds"] and r.summary["flows_finished"] == 8
+        return r.queues.bytes.max()
+
+    bound = 8 * (52 + 1) * 1048
+    assert 0.8 * bound < peak(window) <= bound
+    assert peak("none") > 2.5 * bound
+
+
 def test_go_back_n_recovers_losses_without_pfc(write_trace):
     # no PFC and a small buffer: an incast loses packets; NACKs (and the
     # safety timeout for lost last packets) bring every flow home
     rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
-    spec = _star(write_trace, rows, hosts=9, scheme={"name": "dcqcn", "rto_us": 100.0}, pfc=False, size_mb=0.5)
+    spec = _star(write_trace, rows, hosts=9, scheme={**HPCC_SIM_DCQCN, "rto_us": 100.0}, pfc=False, size_mb=0.5)
     r = run_all(spec)
     s = r.summary
     assert s["conservation_holds"]
     assert s["counters"]["dropped_pkts"] > 0 and s["counters"]["retransmitted_pkts"] > 0
     assert s["flows_finished"] == 8
     # and with PFC the same incast loses nothing
-    r = run_all(_star(write_trace, rows, hosts=9, size_mb=0.5))
+    r = run_all(_star(write_trace, rows, hosts=9, scheme=HPCC_SIM_DCQCN, size_mb=0.5))
     assert r.summary["counters"]["dropped_pkts"] == 0 and r.summary["counters"]["pfc_frames"] > 0
     assert r.summary["counters"]["retransmitted_pkts"] == 0
 
@@ -210,7 +233,7 @@ def test_perfect_retransmission_resends_exactly_the_lost_packets(write_trace):
     # (at once) and only it: retransmissions equal the packets dropped,
     # with no timeout
     rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
-    spec = lambda **s: _star(write_trace, rows, hosts=9, scheme={"name": "dcqcn", "rto_us": 100.0, **s}, pfc=False,
+    spec = lambda **s: _star(write_trace, rows, hosts=9, scheme={**HPCC_SIM_DCQCN, "rto_us": 100.0, **s}, pfc=False,
                              size_mb=0.3)
     r = run_all(spec(perfect_retransmit=True))
     c = r.summary["counters"]
@@ -257,7 +280,7 @@ def test_a_stalled_run_with_a_sampler_ends(write_trace):
     spec = Spec.model_validate({
         "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 8, "host_rate_gbps": 100.0,
                      "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0, "spine_link_delay_us": 1.0},
-        "scheme": {"name": "dcqcn"}, "buffer": {"size_mb": 0.5},
+        "scheme": HPCC_SIM_DCQCN, "buffer": {"size_mb": 0.5},
         "workload": {"matrix": "trace", "trace": write_trace(rows)}, "run": {"sample_us": 5.0}})
     r = run_all(spec)
     assert r.summary["status"] == "stalled" and r.summary["flows_finished"] == len(rows) - 1

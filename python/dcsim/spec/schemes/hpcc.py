@@ -9,16 +9,13 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field, ps
-from .rdma import HPCC_SIM, RdmaFamily
+from .rdma import BFC_CONFIG, HPCC_SIM, RdmaFamily
 
 if TYPE_CHECKING:
     from ..experiment import Spec
 
 BFC = "BFC NSDI'22 §6.2.1 (and the HPCC paper)"
 BFC_INT = "BFC NSDI'22 §6.3: \"the INT header (80 B per-packet)\""
-#: PARAMS.md §3b: preeyshah/High-Precision-Congestion-Control, mix/config.txt
-#: (CC_MODE 3, HPCC), the BFC co-author's fork of the HPCC simulator.
-BFC_CONFIG = "a BFC co-author's HPCC simulator configuration (mix/config.txt: RATE_AI, MIN_RATE)"
 
 
 class HpccScheme(RdmaFamily):
