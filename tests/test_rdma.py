@@ -8,7 +8,7 @@ import pytest
 from dcsim.errors import SpecError
 from dcsim.simulate import build, run_all
 from dcsim.spec import Spec
-from conftest import HPCC_SIM_DCQCN, run_checked
+from conftest import run_checked
 
 
 def _star(write_trace, rows, hosts=5, scheme=None, **buffer):
@@ -40,7 +40,7 @@ def test_dcqcn_shares_a_bottleneck_fairly_and_keeps_it_busy(write_trace):
     # queue drains, then back up only at the 300 us increase timer) the
     # link is kept busy
     n, size = 4, 10_000_000
-    r = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)], scheme=HPCC_SIM_DCQCN))
+    r = run_all(_star(write_trace, [(0.0, h, 0, size) for h in range(1, n + 1)]))
     s = r.summary
     assert s["conservation_holds"] and s["counters"]["dropped_pkts"] == 0
     assert s["counters"]["marked_pkts"] > 0
@@ -112,7 +112,8 @@ def test_dcqcn_window_bounds_what_a_flow_has_in_flight(write_trace, window):
     # network's longest base RTT (4 us of propagation and two payloads'
     # serialization here: 4.16 us x 100 Gb/s = 52 KB), so eight flows into
     # one host hold at most 8 x (W + a packet) at its port; without a
-    # window the queue grows until the marks' cuts act, past 1 MB
+    # window (the default) the queue grows until the marks' cuts act, past
+    # 1 MB
     rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
 
     def peak(w):
@@ -132,14 +133,14 @@ def test_go_back_n_recovers_losses_without_pfc(write_trace):
     # no PFC and a small buffer: an incast loses packets; NACKs (and the
     # safety timeout for lost last packets) bring every flow home
     rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
-    spec = _star(write_trace, rows, hosts=9, scheme={**HPCC_SIM_DCQCN, "rto_us": 100.0}, pfc=False, size_mb=0.5)
+    spec = _star(write_trace, rows, hosts=9, scheme={"name": "dcqcn", "rto_us": 100.0}, pfc=False, size_mb=0.5)
     r = run_all(spec)
     s = r.summary
     assert s["conservation_holds"]
     assert s["counters"]["dropped_pkts"] > 0 and s["counters"]["retransmitted_pkts"] > 0
     assert s["flows_finished"] == 8
     # and with PFC the same incast loses nothing
-    r = run_all(_star(write_trace, rows, hosts=9, scheme=HPCC_SIM_DCQCN, size_mb=0.5))
+    r = run_all(_star(write_trace, rows, hosts=9, size_mb=0.5))
     assert r.summary["counters"]["dropped_pkts"] == 0 and r.summary["counters"]["pfc_frames"] > 0
     assert r.summary["counters"]["retransmitted_pkts"] == 0
 
@@ -233,7 +234,7 @@ def test_perfect_retransmission_resends_exactly_the_lost_packets(write_trace):
     # (at once) and only it: retransmissions equal the packets dropped,
     # with no timeout
     rows = [(0.0, h, 0, 300_000) for h in range(1, 9)]
-    spec = lambda **s: _star(write_trace, rows, hosts=9, scheme={**HPCC_SIM_DCQCN, "rto_us": 100.0, **s}, pfc=False,
+    spec = lambda **s: _star(write_trace, rows, hosts=9, scheme={"name": "dcqcn", "rto_us": 100.0, **s}, pfc=False,
                              size_mb=0.3)
     r = run_all(spec(perfect_retransmit=True))
     c = r.summary["counters"]
@@ -280,7 +281,7 @@ def test_a_stalled_run_with_a_sampler_ends(write_trace):
     spec = Spec.model_validate({
         "topology": {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 8, "host_rate_gbps": 100.0,
                      "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0, "spine_link_delay_us": 1.0},
-        "scheme": HPCC_SIM_DCQCN, "buffer": {"size_mb": 0.5},
+        "scheme": {"name": "dcqcn"}, "buffer": {"size_mb": 0.5},
         "workload": {"matrix": "trace", "trace": write_trace(rows)}, "run": {"sample_us": 5.0}})
     r = run_all(spec)
     assert r.summary["status"] == "stalled" and r.summary["flows_finished"] == len(rows) - 1

@@ -11,7 +11,7 @@ from dcsim.errors import SpecError
 from dcsim.metrics import traffic_classes
 from dcsim.simulate import run_all
 from dcsim.spec import Spec, engine_config_json
-from tests.conftest import HPCC_SIM_DCQCN, run_checked
+from tests.conftest import run_checked
 
 
 def _star(write_trace, rows, hosts, scheme, classes, **buffer):
@@ -55,7 +55,7 @@ def test_pfc_pauses_each_class_on_its_own(write_trace):
     # an incast large enough for PFC, in two classes: pauses happen, every
     # byte arrives, the counts close, and the run is deterministic
     rows = [(0.0, h, 0, 400_000) for h in range(1, 17)]
-    spec = _star(write_trace, rows, 17, HPCC_SIM_DCQCN, 2, size_mb=1.0)
+    spec = _star(write_trace, rows, 17, {"name": "dcqcn"}, 2, size_mb=1.0)
     run_checked(spec)
     a, b = run_all(spec), run_all(spec)
     assert a.summary["counters"]["pfc_frames"] > 0 and a.summary["counters"]["dropped_pkts"] == 0
@@ -73,13 +73,12 @@ def test_one_class_gives_the_results_of_the_engine_before_classes(write_trace):
 
     rows = [(i * 1e-6, 1 + i % 4, 0, 50_000 + 1000 * i) for i in range(12)]
     trace = write_trace(rows)
-    # HPCC and DCQCN with the parameters they had then (the HPCC
-    # simulator's; their defaults are BFC's set-up since 690b252 and for
-    # DCQCN since the window and co-author's rates)
+    # HPCC with the parameters it had then (the HPCC simulator's header,
+    # floor and AI; its defaults are BFC's set-up since 690b252)
     hpcc_then = {"name": "hpcc", "int_header_bytes": 42, "min_rate_mbps": 1000.0, "rai_mbps": 40.0}
     for scheme, buffer, digest, pfc_frames in (({"name": "bfc"}, {}, "11ecfe8165f1b93a", 46),
                                                (hpcc_then, {}, "076e26a12e28affa", 0),
-                                               (HPCC_SIM_DCQCN, {"size_mb": 0.3}, "9cd26cbbf09018c4", 34)):
+                                               ({"name": "dcqcn"}, {"size_mb": 0.3}, "9cd26cbbf09018c4", 34)):
         r = run_all(Spec.model_validate({
             "topology": {"kind": "star", "hosts": 5, "rate_gbps": 100.0, "link_delay_us": 1.0},
             "scheme": scheme, "buffer": buffer, "workload": {"matrix": "trace", "trace": trace}}))

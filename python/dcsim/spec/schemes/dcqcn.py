@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..base import field, ps
-from .rdma import BFC_CONFIG, HPCC_SIM, RdmaFamily
+from .rdma import HPCC_SIM, RdmaFamily
 
 if TYPE_CHECKING:
     from ..experiment import Spec
@@ -57,36 +57,35 @@ class DcqcnScheme(DcqcnMarking):
     at each decrease check with a notification since the last, cuts its
     rate by alpha/2 and starts its increase timer; each increase step first
     halves the distance to the target rate (fast recovery), then raises the
-    target by AI, then by HAI (hyper increase). Window = W x rate / line
-    rate, W the BDP of the network's longest base RTT (`window`). ACKs ride
-    at high priority (the simulator's ACK_HIGH_PRIO for DCQCN). The timers
-    and gains are the HPCC simulator's, the increase steps, floor and window
-    those of a BFC co-author's configuration of it (`increase_interval_us`
-    and the rest say which; docs/schemes.md gives the simulator's own)."""
+    target by AI, then by HAI (hyper increase). No window by default
+    (`window`). ACKs ride at high priority (the simulator's ACK_HIGH_PRIO
+    for DCQCN). The defaults are the simulator's own (`--cc dcqcn`); BFC's
+    Table 1 runs a BFC co-author's configuration of it (`BFC_CONFIG_DCQCN`
+    in figures/bfc.py, docs/schemes.md)."""
 
     name: Literal["dcqcn"] = field("dcqcn", "the scheme")
     pmax: float = field(0.2, "marking probability at Kmax", source=HPCC_SIM, gt=0, le=1)
     g: float = field(1 / 256, "gain of alpha's average", source=HPCC_SIM, gt=0, le=1)
     alpha_interval_us: float = field(1.0, "alpha update period", source=HPCC_SIM, gt=0)
     decrease_interval_us: float = field(4.0, "rate decrease check period", source=HPCC_SIM, gt=0)
-    increase_interval_us: float = field(900.0, "rate increase period (the RP timer; the simulator's own run.py: 300)",
-                                        source=BFC_CONFIG, gt=0)
+    increase_interval_us: float = field(300.0, "rate increase period (the RP timer; a BFC co-author's configuration: "
+                                               "900)", source=HPCC_SIM, gt=0)
     fast_recovery_steps: int = field(1, "increase steps of fast recovery before additive increase (F)",
                                      source=HPCC_SIM, ge=0)
-    ai_mbps: float = field(50.0, "additive increase of the target rate per step, Mb/s (the simulator's own run.py: "
-                                 "5 x 100/25 = 20)", source=BFC_CONFIG, ge=0)
-    hai_mbps: float = field(100.0, "hyper increase of the target rate per step, Mb/s (the simulator's own run.py: "
-                                   "200)", source=BFC_CONFIG, ge=0)
-    min_rate_mbps: float = field(100.0, "the rate never falls below this, Mb/s (the simulator's own run.py: 1000)",
-                                 source=BFC_CONFIG, gt=0)
+    ai_mbps: float = field(20.0, "additive increase of the target rate per step, Mb/s (5 x 100/25; a BFC "
+                                 "co-author's configuration: 50)", source=HPCC_SIM, ge=0)
+    hai_mbps: float = field(200.0, "hyper increase of the target rate per step, Mb/s (a BFC co-author's "
+                                   "configuration: 100)", source=HPCC_SIM, ge=0)
+    min_rate_mbps: float = field(1000.0, "the rate never falls below this, Mb/s (a BFC co-author's configuration: "
+                                         "100)", source=HPCC_SIM, gt=0)
     rate_on_first_cnp: float = field(1.0, "rate multiplier on a flow's first notification", source=HPCC_SIM, gt=0,
                                      le=1)
     clamp_target_rate: bool = field(False, "a decrease sets the target to the current rate even in stage 0",
                                     source=HPCC_SIM)
     window: Literal["none", "fixed", "rate"] = field(
-        "rate", "bytes in flight at most: none (the simulator's own run.py for dcqcn); fixed: the BDP of the "
+        "none", "bytes in flight at most: none (the simulator's own run.py for dcqcn); fixed: the BDP of the "
                 "network's longest base RTT at the line rate (HAS_WIN); rate: that BDP x the flow's rate / the line "
-                "rate (HAS_WIN and VAR_WIN, as its dcqcn_vwin)", source=BFC_CONFIG)
+                "rate (HAS_WIN and VAR_WIN, its dcqcn_vwin; a BFC co-author's configuration)", source=HPCC_SIM)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         transport, port = self.dcqcn_engine(spec, "dcqcn", decrease_interval_ps=ps(self.decrease_interval_us),
