@@ -200,6 +200,15 @@ mod tests {
     const US: Time = 1_000_000;
     const LINE: u64 = 100_000_000_000;
 
+    /// `n` steps of a 10 KB byte counter: 11 packets of 1000 B each (the
+    /// count passes 10 KB on the 11th); returns the rate after them.
+    fn byte_steps(rp: &mut ReactionPoint, n: usize, mut rate: u64, c: &DcqcnNs3Config) -> u64 {
+        for _ in 0..n * 11 {
+            rate = rp.sent(1000, rate, LINE, c);
+        }
+        rate
+    }
+
     fn cfg() -> DcqcnNs3Config {
         DcqcnNs3Config {
             cnp_interval_ps: 50 * US,
@@ -301,11 +310,7 @@ mod tests {
         let mut rp = ReactionPoint::new(&c, LINE);
         let mut rate = rp.cnp(0, LINE / 2, &c);
         // five byte events (10 KB each) and five timer steps
-        for _ in 0..5 {
-            for _ in 0..11 {
-                rate = rp.sent(1000, rate, LINE, &c);
-            }
-        }
+        rate = byte_steps(&mut rp, 5, rate, &c);
         assert_eq!(rp.byte_stage, 5);
         assert_eq!(rp.stage, Stage::Active, "the byte count alone reaches F: additive");
         for step in 1..=5u64 {
@@ -329,9 +334,7 @@ mod tests {
         let r = rp.cnp(0, LINE / 2, &c);
         assert_eq!(rp.target_bps, LINE, "no byte step yet: the target stays");
         // a byte step, then a CNP: now the target is the rate
-        for _ in 0..11 {
-            rp.sent(1000, r, LINE, &c);
-        }
+        byte_steps(&mut rp, 1, r, &c);
         assert_eq!(rp.byte_stage, 1);
         rp.cnp(10 * US, r, &c);
         assert_eq!((rp.target_bps, rp.byte_stage, rp.time_stage), (r, 0, 0));
@@ -346,11 +349,7 @@ mod tests {
         let mut rate = rp.cnp(0, LINE / 2, &c);
         // five byte steps make the stage active; more byte steps, with
         // the timer count still 0, only add AI
-        for _ in 0..8 {
-            for _ in 0..11 {
-                rate = rp.sent(1000, rate, LINE, &c);
-            }
-        }
+        rate = byte_steps(&mut rp, 8, rate, &c);
         assert_eq!((rp.stage, rp.byte_stage), (Stage::Active, 8));
         // five timer steps turn it hyper; then a byte step comes after
         // half the counter (5,000 bytes: 6 packets of 1,000)
@@ -358,9 +357,7 @@ mod tests {
             rate = rp.increase_timer(step * 60 * US, rate, LINE, &c);
         }
         assert_eq!(rp.stage, Stage::Hyper);
-        for _ in 0..11 {
-            rate = rp.sent(1000, rate, LINE, &c);
-        }
+        rate = byte_steps(&mut rp, 1, rate, &c);
         assert_eq!(rp.byte_stage, 9);
         for _ in 0..6 {
             rate = rp.sent(1000, rate, LINE, &c);

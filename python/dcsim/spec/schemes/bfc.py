@@ -67,9 +67,8 @@ class BfcScheme(RdmaFamily):
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         hrtt = self.hrtt_us if self.hrtt_us is not None else 2 * spec.topology.max_link_delay_us()
         cc = {"kind": "delay", "target_factor": self.rtt_target} if self.cc == "delay" else {"kind": "none"}
-        transport, port = self.rdma_engine(spec, cc)
         # BFC - NIC: each flow's packets in flight capped at the BDP
-        transport["window_bdp"] = not self.nic_pauses
+        transport, port = self.rdma_engine(spec, cc, window_bdp=not self.nic_pauses)
         port["switch"] = {"discipline": {
             "kind": "bfc",
             "queues": self.queues,

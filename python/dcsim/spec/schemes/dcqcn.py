@@ -25,10 +25,11 @@ class DcqcnMarking(RdmaFamily):
 
     acks_high_priority: ClassVar[bool] = True
 
-    def dcqcn_engine(self, spec: "Spec", kind: str, **own) -> tuple[dict, dict]:
+    def dcqcn_engine(self, spec: "Spec", kind: str, window: str = "none", **own) -> tuple[dict, dict]:
         """The engine's configuration: the fields both DCQCNs have (each
         subclass declares them with its own defaults and sources), the
-        scheme's `own`, and the switches' marking."""
+        scheme's `own`, the window (`DcqcnScheme.window`) and the switches'
+        marking."""
         from ...errors import SpecError
 
         if self.kmin_kb >= self.kmax_kb:
@@ -46,7 +47,7 @@ class DcqcnMarking(RdmaFamily):
             **own,
         }
         red = {"kmin_bytes": round(self.kmin_kb * 1000), "kmax_bytes": round(self.kmax_kb * 1000), "pmax": self.pmax}
-        return self.rdma_engine(spec, cc, red=red)
+        return self.rdma_engine(spec, cc, red=red, window_bdp=window != "none", var_win=window == "rate")
 
 
 class DcqcnScheme(DcqcnMarking):
@@ -88,8 +89,5 @@ class DcqcnScheme(DcqcnMarking):
                 "rate (HAS_WIN and VAR_WIN, its dcqcn_vwin; a BFC co-author's configuration)", source=HPCC_SIM)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        transport, port = self.dcqcn_engine(spec, "dcqcn", decrease_interval_ps=ps(self.decrease_interval_us),
-                                            rate_on_first_cnp=self.rate_on_first_cnp)
-        transport["window_bdp"] = self.window != "none"
-        transport["var_win"] = self.window == "rate"
-        return transport, port
+        return self.dcqcn_engine(spec, "dcqcn", self.window, decrease_interval_ps=ps(self.decrease_interval_us),
+                                 rate_on_first_cnp=self.rate_on_first_cnp)

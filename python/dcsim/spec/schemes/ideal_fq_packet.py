@@ -38,7 +38,6 @@ class IdealFqPacketScheme(RdmaFamily):
     unbounded_buffer: ClassVar[bool] = True
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        transport, port = self.rdma_engine(spec, {"kind": "none"})
-        transport["window_bdp"] = True
+        transport, port = self.rdma_engine(spec, {"kind": "none"}, window_bdp=True)
         port["switch"] = {"discipline": {"kind": "fq", "quantum_bytes": self.quantum_bytes}}
         return transport, port

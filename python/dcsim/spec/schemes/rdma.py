@@ -56,7 +56,12 @@ class RdmaFamily(Model):
         return getattr(self, "min_rate_mbps", 0.0) * 1e6
 
     def rdma_engine(self, spec: "Spec", cc: dict, red: Optional[dict] = None,
-                    window_bytes: Optional[int] = None, var_win: bool = False) -> tuple[dict, dict]:
+                    window_bytes: Optional[int] = None, var_win: bool = False,
+                    window_bdp: bool = False) -> tuple[dict, dict]:
+        """The engine's transport and ports: `window_bytes` caps what a flow
+        has in flight (`window_bdp`: the BDP of the network's longest base
+        RTT, filled in by the engine), `var_win` scales it by rate over line
+        rate (the HPCC simulator's HAS_WIN and VAR_WIN)."""
         if spec.buffer.resolved_model(self) != "shared":
             raise SpecError(f"scheme {self.name} runs on shared-buffer switches: leave buffer.model = \"auto\" "
                             "or set it to \"shared\"")
@@ -74,6 +79,7 @@ class RdmaFamily(Model):
             "line_rate_bps": spec.topology.host_rate_bps(),
             "window_bytes": window_bytes,
             "var_win": var_win,
+            "window_bdp": window_bdp,
             "perfect_retransmit": self.perfect_retransmit,
             "nack_interval_ps": ps(self.nack_interval_us),
             "rto_ps": None if self.rto_us is None else ps(self.rto_us),
