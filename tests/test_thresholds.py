@@ -67,12 +67,26 @@ def test_paper_tables(web):
         T.paper("data_mining", 0.5, queues=4)
 
 
-def test_cli_prints_k_minus_one_thresholds_then_the_objective():
-    r = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", "--method", "pias", "--load", "0.8", "-k", "2"],
-                       capture_output=True, text=True)
+def cli_thresholds(*args):
+    r = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", *args], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == [str(1333 * PKT)]
-    assert "objective" in r.stderr
+    label, value = r.stderr.strip().rsplit(": ", 1)
+    return [int(x) for x in r.stdout.split()], label, float(value)
+
+
+def test_cli_prints_k_minus_one_thresholds_then_the_objective(web):
+    ts, label, value = cli_thresholds("--method", "pias", "--load", "0.8", "-k", "2")
+    assert ts == [1333 * PKT] and label == "objective (pias)"
+    assert value == pytest.approx(2.42345, abs=1e-5)
+    # the equal split and the scripts' table are scored by Eq. 1 (the
+    # method's own objective has none): far above Eq. 1's optimum
+    ts, label, value = cli_thresholds("--method", "equal-split", "--load", "0.8", "-k", "4")
+    assert ts == [23_360, 70_642, 1_459_996] and label == "objective (PIAS Eq. 1)"
+    assert value == pytest.approx(T.objective("pias", web, 0.8, ts), rel=1e-5) == pytest.approx(3.69041, abs=1e-5)
+    assert value > 1.7 * T.optimize("pias", web, 0.8, 4).objective
+    ts, label, value = cli_thresholds("--method", "paper", "--load", "0.8")
+    assert ts == list(T.paper("web_search", 0.8).thresholds) and label == "objective (PIAS Eq. 1)"
+    assert value == pytest.approx(3.80552, abs=1e-5)
     bad = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", "--method", "nope"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "unknown method 'nope'" in bad.stderr

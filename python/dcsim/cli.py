@@ -284,7 +284,9 @@ def thresholds_(
         dist = load_cdf(cdf, unit=cdf_unit_bytes)
         r = thresholds(method, cdf, dist, load, queues, quantum)
         value = r.objective
-        if value is None and method != "equal-split" and 0 < load < 1:
+        if value is None and 0 < load < 1:
+            # a table or the equal split has no objective of its own: Eq. 1
+            # at its thresholds, to compare with `--method pias`'s optimum
             value = objective("pias", dist, load, list(r.thresholds), quantum)
     except SpecError as e:
         fail(str(e))
