@@ -63,8 +63,57 @@ def test_registered_figures_have_valid_sweeps():
 def test_list_and_unknown_figure():
     r = cli("list", "figures")
     assert r.returncode == 0 and "pfabric-fig7-9" in r.stdout
+    assert "pias-fig6" not in r.stdout  # listed as their groups only
     r = cli("reproduce", "fig99", "--out", "/tmp/never")
     assert r.returncode == 2 and "unknown figure 'fig99'" in r.stderr
+    r = cli("reproduce", "bfc-fig11", "--out", "/tmp/never")
+    assert r.returncode == 2 and "its panels are bfc-fig11b, bfc-fig11a" in r.stderr
+
+
+def test_a_figure_of_a_group_runs_its_group(tmp_path):
+    # papers and issues name single figures; the registry draws some of
+    # them together: every number a group covers resolves to it
+    groups = {"pias-fig5-7": (5, 6, 7), "pias-fig8-9": (8, 9), "pias-fig14-16": (14, 15, 16),
+              "pfabric-fig7-9": (7, 8, 9), "pfabric-fig10-11": (10, 11), "pfabric-fig14-15": (14, 15)}
+    for group, numbers in groups.items():
+        paper = group.split("-")[0]
+        for n in numbers:
+            assert figures.resolve(f"{paper}-fig{n}") == (
+                group, f"{paper}-fig{n} is drawn with Figs. {numbers[0]}-{numbers[-1]}: running {group}")
+    assert figures.resolve("pias-fig17") == ("pias-fig17", None)  # registered alone
+    assert figures.resolve("pfabric-fig12") == ("pfabric-fig12", None)
+    for unknown in ("pias-fig4", "pias-fig20", "bfc-fig7"):
+        with pytest.raises(SpecError, match=f"unknown figure '{unknown}'"):
+            figures.resolve(unknown)
+    # the command line says so in one line, then goes on (here: to a bad --out)
+    (tmp_path / "file").write_text("")
+    r = cli("reproduce", "pias-fig6", "--out", tmp_path / "file" / "x")
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[0] == "dcsim: note: pias-fig6 is drawn with Figs. 5-7: running pias-fig5-7"
+    assert "--out" in r.stderr.splitlines()[1]
+    r = cli("reproduce", "pias-fig6", "--seed", "-1", "--out", tmp_path / "never")
+    assert r.returncode == 2 and "--seed: must be in 0..2^63-1, got -1" in r.stderr
+
+
+def test_reproduce_with_other_seeds(tmp_path):
+    # a seed spread: --seed replaces the figure's seed 1; several seeds in
+    # one directory are averaged point by point
+    tiny = dataclasses.replace(TINY, name="tiny-seeds", facets=("web_search",), series_values=("tcp",),
+                               quick=figures.Mode(x_values=(0.5,), flows=100))
+    figures.REGISTRY[tiny.name] = tiny
+    try:
+        tables = {seeds: figures.reproduce(tiny.name, tmp_path / "-".join(map(str, seeds)), jobs=1, quiet=True,
+                                           seeds=seeds)[1] for seeds in ((1,), (3,), (1, 3))}
+    finally:
+        del figures.REGISTRY[tiny.name]
+    assert [p["spec"]["seed"] for p in load_points(tmp_path / "3")] == [3]
+    assert json.loads((tmp_path / "1-3" / "figure.json").read_text())["seeds"] == [1, 3]
+    one, three, both = (tables[s].all_mean.item() for s in ((1,), (3,), (1, 3)))
+    assert one != three and tables[(1, 3)].seeds.item() == 2
+    assert both == pytest.approx((one + three) / 2, rel=1e-12)
+    # figures that are not sweeps over seeds say so
+    with pytest.raises(SpecError, match="--seed: pfabric-fig22 is not a sweep over seeds"):
+        figures.reproduce("pfabric-fig22", tmp_path / "f22", seeds=(2,))
 
 
 @pytest.fixture(scope="module")

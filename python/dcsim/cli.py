@@ -207,6 +207,8 @@ def reproduce(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address"),
     report: bool = typer.Option(True, help="also write OUT/report.html"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
+    seed: List[int] = typer.Option([], "--seed", help="run this seed instead of the figure's (1); repeat for "
+                                   "several, which the table averages (a spread: one --out per seed)"),
 ) -> None:
     """Run a paper figure's sweep and draw it (PNG and SVG) beside the paper's numbers."""
     from . import figures, report as report_mod
@@ -214,10 +216,13 @@ def reproduce(
     if quick and full:
         fail("--quick and --full exclude each other")
     _check_jobs(jobs)
+    for s in seed:
+        if not 0 <= s < 2**63:
+            fail(f"--seed: must be in 0..2^63-1, got {s}")
     try:
-        figures.get(name)
+        name = _figure_name(name)
         result, _ = figures.reproduce(name, out, mode="full" if full else "quick", jobs=jobs,
-                                      scheduler=scheduler, quiet=quiet)
+                                      scheduler=scheduler, quiet=quiet, seeds=tuple(seed) or None)
         if report:
             page = report_mod.write(out)
             print(f"report: {page}", file=sys.stderr)
@@ -230,6 +235,17 @@ def reproduce(
     print(f"figure: {out / (name + '.png')}", file=sys.stderr)
     _print_comparison(out)
     _sweep_exit(result)
+
+
+def _figure_name(name: str) -> str:
+    """The registered figure for `name` (pias-fig6 -> pias-fig5-7), saying
+    so when it differs."""
+    from .figures import resolve
+
+    resolved, msg = resolve(name)
+    if msg:
+        note(msg)
+    return resolved
 
 
 def _print_comparison(out: Path) -> None:

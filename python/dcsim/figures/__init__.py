@@ -20,6 +20,7 @@ from .core import (
     plot,
     register,
     reproduce,
+    resolve,
 )
 from . import pfabric  # noqa: F401  (registers the pFabric figures)
 from . import pias  # noqa: F401  (registers the PIAS figures)
@@ -29,4 +30,4 @@ from . import bfc  # noqa: F401  (the BFC figures)
 from . import bfc_testbed  # noqa: F401  (BFC's testbed figure, on a model of the testbed)
 
 __all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",
-           "compute", "draw", "get", "plot", "register", "reproduce"]
+           "compute", "draw", "get", "plot", "register", "reproduce", "resolve"]

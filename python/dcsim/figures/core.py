@@ -8,8 +8,10 @@ what the paper reports for it (`paper modules register theirs: pfabric.py`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,8 +212,31 @@ def register(fig):
 
 def get(name: str):
     if name not in REGISTRY:
-        raise SpecError(f"unknown figure {name!r} (see `dcsim list figures`: {', '.join(REGISTRY)})")
+        # a figure whose panels are registered apart (bfc-fig11: 11a, 11b)
+        panels = [n for n in REGISTRY if re.fullmatch(re.escape(name) + "[a-z]", n)]
+        hint = f"its panels are {', '.join(panels)}" if panels else f"see `dcsim list figures`: {', '.join(REGISTRY)}"
+        raise SpecError(f"unknown figure {name!r} ({hint})")
     return REGISTRY[name]
+
+
+#: A name that registers several figures of a paper drawn together:
+#: pias-fig5-7 is Figs. 5, 6 and 7.
+GROUP = re.compile(r"(?P<paper>[a-z]+)-fig(?P<first>\d+)-(?P<last>\d+)")
+
+
+def resolve(name: str) -> tuple[str, Optional[str]]:
+    """The registered figure `name` stands for, and a note when that is
+    another name: a single figure of a group (pias-fig6 is drawn with Figs.
+    5 and 7: pias-fig5-7), as papers and issues name them. Unknown names
+    raise SpecError."""
+    if name not in REGISTRY:
+        one = re.fullmatch(r"(?P<paper>[a-z]+)-fig(?P<n>\d+)", name)
+        for group in REGISTRY if one else ():
+            g = GROUP.fullmatch(group)
+            if g and g["paper"] == one["paper"] and int(g["first"]) <= int(one["n"]) <= int(g["last"]):
+                return group, f"{name} is drawn with Figs. {g['first']}-{g['last']}: running {group}"
+    get(name)  # unknown: the error names what exists
+    return name, None
 
 
 def _param(params: dict, field: str, spec: dict) -> Any:
@@ -437,12 +462,19 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
 
 
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
-              scheduler: Any = None, quiet: bool = False):
-    """Run a figure's sweep into `out` (resumable), then tabulate and draw it."""
+              scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None):
+    """Run a figure's sweep into `out` (resumable), then tabulate and draw
+    it. `seeds` replace the mode's (a seed spread: one directory per seed
+    gives each seed's numbers; several in one are averaged)."""
     from ..runner import run_sweep
 
     fig = get(name)
     out = Path(out)
+    if seeds:
+        if not isinstance(fig, Figure):
+            raise SpecError(f"--seed: {name} is not a sweep over seeds (its runs choose their own)")
+        fig = dataclasses.replace(fig, quick=dataclasses.replace(fig.quick, seeds=tuple(seeds)),
+                                  full=dataclasses.replace(fig.full, seeds=tuple(seeds)))
     if hasattr(fig, "reproduce"):  # a figure of one run (single.py)
         return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet)
     result = run_sweep(fig.sweep(mode), out, jobs=jobs, scheduler=scheduler, quiet=quiet)
@@ -452,6 +484,7 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
     info = {
         "figure": fig.name,
         "mode": mode,
+        "seeds": list(fig.mode(mode).seeds),
         "title": fig.title,
         "source": fig.source,
         "description": fig.description,
