@@ -390,10 +390,12 @@ def draw(fig: Figure, table: pd.DataFrame):
         for c, panel in enumerate(fig.panels):
             ax = axes[r][c]
             ylim = fig.ylim(facet, panel.key)
+            top = 0.0  # the panel's highest value
             for i, series in enumerate(fig.series_values):  # legend order as in the paper
                 sel = table[(table.facet == facet) & (table.series == series)].sort_values("x")
                 if sel.empty:
                     continue
+                top = max(top, float(sel[panel.key].max()))
                 color = colors[i % len(colors)]
                 sel = sel.assign(x=sel.x / fig.x_unit)
                 ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=color,
@@ -427,6 +429,12 @@ def draw(fig: Figure, table: pd.DataFrame):
                 ax.set_yscale("log")
             elif ylim is not None:
                 ax.set_ylim(*ylim)
+            elif top > 0 and math.isfinite(top):
+                # from 0 with room above the highest line: autoscaling's
+                # margin is a share of the data's own spread, so lines
+                # close together (PIAS Fig. 17's data mining panel) sat
+                # on the top edge once the axis started at 0
+                ax.set_ylim(0, top * 1.08)
             else:
                 ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
