@@ -26,20 +26,29 @@ BASE = {
     "run": {"fct_at": "sender"},
 }
 
+#: Every scheme on the scripts' agent (spine_empirical.tcl:
+#: Agent/TCP/FullTcp/Sack/MinTCP, PIAS-NS2 tcp-full.cc): one persistent
+#: connection per host pair, pFabric's and LAS's too (`connections_per_pair
+#: = 1` in every run_*.py), a new one with a handshake for a flow whose
+#: pair's is busy; the window bounds the span above the cumulative ACK
+#: (`send_allowed` outside `pipectrl_`, which only a fast retransmit turns
+#: on): `window = "span"`, as the pFabric figures run ns-2's TCP.
+AGENT = {"scheme.connections": "pool", "scheme.connections_per_pair": 1, "scheme.window": "span"}
 #: DCTCP as the scripts run it: the PIAS port with one queue (360 KB, ECN
 #: per port at 65 packets, MinTCP's fixed 2 ms timeout, window 70).
-DCTCP = {"scheme.name": "pias", "scheme.queues": 1, "scheme.thresholds": []}
+DCTCP = {"scheme.name": "pias", "scheme.queues": 1, "scheme.thresholds": [], **AGENT}
 #: L2DCT on the same switches and timers, with the scripts' increase.
 L2DCT = {"scheme.name": "l2dct", "scheme.queue_bytes": 360_000, "scheme.ecn_threshold_bytes": 97_500,
          "scheme.fixed_rto": True, "scheme.min_rto_us": 2000, "scheme.probe_after": 5, "scheme.init_cwnd_pkts": 70,
-         "scheme.max_cwnd_pkts": 239, "scheme.connections": "pool", "scheme.connections_per_pair": 1,
-         "scheme.increase": "ns2_pias"}
+         "scheme.max_cwnd_pkts": 239, "scheme.increase": "ns2_pias", **AGENT}
 #: pFabric and LAS as the PIAS scripts run them (run_pfabric_*.py): 210 KB
-#: (140 packets), a fixed 250 us timeout, window 70.
+#: (140 packets), a fixed 250 us timeout, window 70, cap 139 (the queue
+#: less one, spine_empirical.tcl's maxcwnd_).
 PFABRIC_PIAS = {"scheme.queue_bytes": 210_000, "scheme.rto_us": 250, "scheme.init_cwnd_pkts": 70,
-                "scheme.max_cwnd_pkts": 139}
+                "scheme.max_cwnd_pkts": 139, **AGENT}
+PIAS = {"scheme.name": "pias", **AGENT}
 VARIANTS = {
-    "pias": {"scheme.name": "pias"},
+    "pias": PIAS,
     "dctcp": DCTCP,
     "l2dct": L2DCT,
     "las": {"scheme.name": "las", **PFABRIC_PIAS},
@@ -50,9 +59,9 @@ WS, DM = "web_search", "data_mining"
 FACETS = {WS: "Web search", DM: "Data mining"}
 LOADS_QUICK, LOADS_FULL = (0.5, 0.7, 0.9), (0.5, 0.6, 0.7, 0.8, 0.9)
 NOTES = ("Each scheme as the PIAS ns-2 scripts run it (docs/schemes.md): MinTCP timers (fixed timeout, probe mode), "
-         "window 70 at every flow start, one persistent connection per host pair, no fast retransmit, round-robin "
-         "spraying; PIAS with the scripts' 8-queue thresholds for the workload and load; DCTCP is the PIAS port with "
-         "one queue; L2DCT with the scripts' increase (ns2_pias). FCTs in ms, short flows below 100 KiB and large "
+         "window 70 at every flow start, one persistent connection per host pair, ns-2's window rule (span), no fast "
+         "retransmit, round-robin spraying; PIAS with the scripts' 8-queue thresholds for the workload and load; "
+         "DCTCP is the PIAS port with one queue; L2DCT with the scripts' increase (ns2_pias). FCTs in ms, short flows below 100 KiB and large "
          "ones above 10 MiB, as the scripts' parser. Quick mode runs 2,500 flows per point (the paper: 100,000).")
 
 
@@ -147,6 +156,6 @@ _simulation(
                    claim="short flows: PIAS up to ~57% below DCTCP"),
     ),
     base=OVERSUB, facets=(WS,), xlabel="Core load", load_scale=1 / CORE,
-    variants={"pias": {"scheme.name": "pias", "scheme.threshold_load_factor": CORE}, "dctcp": DCTCP},
+    variants={"pias": {**PIAS, "scheme.threshold_load_factor": CORE}, "dctcp": DCTCP},
     notes=NOTES + " Edge load = core load / 2.75 and the thresholds of the core load, as the scripts.",
 )
