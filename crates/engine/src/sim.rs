@@ -755,8 +755,7 @@ impl Simulation {
         if self.net.is_host(node) {
             self.on_host_receive(node, hop.id);
         } else {
-            let flow = if self.routes.hashes_flows() { self.pool.get(hop.id).flow } else { 0 };
-            let port = self.routes.next_port(node, hop.dst as u32, flow);
+            let port = self.routes.next_port(node, hop.dst as u32, hop.flow);
             self.offer(port, hop);
         }
     }
@@ -1109,7 +1108,7 @@ impl Simulation {
         self.counters.pfc_frames += 1;
         self.counters.pfc_bytes += PFC_FRAME_BYTES as u64;
         let id = self.pool.alloc(pkt);
-        self.offer_pfc(port, Hop { id, size: PFC_FRAME_BYTES, dst: LINK_LOCAL });
+        self.offer_pfc(port, Hop { id, size: PFC_FRAME_BYTES, dst: LINK_LOCAL, flow: pkt.flow });
     }
 
     /// A PFC frame reaches the port at the far end of its link (`port`, of
@@ -1287,7 +1286,7 @@ impl Simulation {
         self.counters.host_tx_pkts += 1;
         self.counters.host_tx_bytes += pkt.size as u64;
         let nic = self.routes.nic(host);
-        self.offer(nic, Hop { id, size: pkt.size, dst: pkt.dst });
+        self.offer(nic, Hop { id, size: pkt.size, dst: pkt.dst, flow: pkt.flow });
     }
 
     // ---- transport -------------------------------------------------------
@@ -1502,7 +1501,7 @@ impl Simulation {
                         self.int[pid as usize].n = 0;
                     }
                     self.ports[port as usize].busy_until = now;
-                    self.transmit_at(port, Hop { id: pid, size: pkt.size, dst: pkt.dst }, now, false);
+                    self.transmit_at(port, Hop { id: pid, size: pkt.size, dst: pkt.dst, flow: pkt.flow }, now, false);
                     return self.ensure_wake(port);
                 }
                 Poll::At(t) => {

@@ -25,6 +25,7 @@ from .experiment import (
 from .schemes import SCHEMES, DctcpScheme, PFabricScheme, Scheme, TcpFamily, TcpScheme
 from .topology import (
     TOPOLOGIES,
+    ClosTopology,
     FatTreeTopology,
     LeafSpineTopology,
     OversubscribedLeafSpineTopology,
@@ -39,7 +40,7 @@ __all__ = [
     "DISCRIMINATORS", "SECTIONS", "Spec", "apply_overrides", "derived_name", "engine_config",
     "engine_config_json", "load_spec", "parse_value", "read_toml", "spec_from_dict",
     "SCHEMES", "Scheme", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme",
-    "TOPOLOGIES", "FatTreeTopology", "LeafSpineTopology", "OversubscribedLeafSpineTopology", "Routing",
+    "TOPOLOGIES", "ClosTopology", "FatTreeTopology", "LeafSpineTopology", "OversubscribedLeafSpineTopology", "Routing",
     "StarTopology", "Topology",
     "DEFAULT_FLOWS", "RunOptions", "Workload",
 ]

@@ -151,6 +151,88 @@ class FatTreeTopology(Model):
         return self.k * (self.k // 2) ** 2 * bps(self.fabric_rate_gbps)
 
 
+PARSIMON = ("Parsimon (NSDI'23) §6, its cluster as parsimon-eval builds it (dhall/fb-fabric, "
+            "workload/topologies/cluster_b.dhall)")
+
+
+class ClosTopology(Model):
+    """Three-tier Clos: pods of racks (a ToR and its hosts), a layer of
+    aggregation switches per pod that every ToR of the pod connects to,
+    and planes of core switches, one per aggregation switch of a pod
+    (aggregation switch i of every pod connects to every core of plane i:
+    Meta's fabric, and the k-ary fat-tree's wiring). Defaults: Parsimon's
+    6,144-host cluster (8 pods x 48 racks x 16 hosts, 4 aggregation
+    switches per pod, 4 planes of 48 cores; 10 Gb/s host links, 40 Gb/s
+    fabric links, 1 us per link; 1:1). The HPCC simulator's `fat.txt`:
+    pods 5, racks_per_pod 4, cores_per_plane 4, host_rate_gbps 100,
+    fabric rates 400 (docs/spec.md)."""
+
+    kind: Literal["clos"] = field("clos", "the topology builder")
+    pods: int = field(8, "pods", source=PARSIMON, ge=1)
+    racks_per_pod: int = field(48, "racks (top-of-rack switches) per pod", source=PARSIMON, ge=1)
+    hosts_per_rack: int = field(16, "hosts under each top-of-rack switch", source=PARSIMON, ge=1)
+    aggs_per_pod: int = field(4, "aggregation switches per pod; also the number of core planes", source=PARSIMON,
+                              ge=1)
+    cores_per_plane: Optional[int] = field(
+        None, "core switches per plane (default 48, Parsimon's 1:1 cluster; 24 is its 2:1 one); or set "
+        "oversubscription instead", source=PARSIMON, ge=1)
+    oversubscription: Optional[float] = field(
+        None, "aggregation switches' downlink over uplink capacity; sets cores_per_plane (racks_per_pod x "
+        "tor_rate_gbps / (oversubscription x core_rate_gbps), which must come out whole)", ge=1.0)
+    host_rate_gbps: float = field(10.0, "host-ToR link rate, Gb/s", source=PARSIMON, gt=0)
+    tor_rate_gbps: float = field(40.0, "ToR-aggregation link rate, Gb/s", source=PARSIMON, gt=0)
+    core_rate_gbps: float = field(40.0, "aggregation-core link rate, Gb/s", source=PARSIMON, gt=0)
+    host_link_delay_us: float = field(1.0, "one-way delay of a host link, us", source=PARSIMON, ge=0)
+    tor_link_delay_us: float = field(1.0, "one-way delay of a ToR-aggregation link, us", source=PARSIMON, ge=0)
+    core_link_delay_us: float = field(1.0, "one-way delay of an aggregation-core link, us", source=PARSIMON, ge=0)
+
+    @model_validator(mode="after")
+    def _cores(self):
+        if self.oversubscription is None:
+            return self
+        if self.cores_per_plane is not None:
+            raise ValueError("give cores_per_plane or oversubscription, not both")
+        cores = self.racks_per_pod * self.tor_rate_gbps / (self.oversubscription * self.core_rate_gbps)
+        if abs(cores - round(cores)) > 1e-9 or round(cores) < 1:
+            raise ValueError(f"oversubscription {self.oversubscription} needs {cores:g} cores per plane; "
+                             "choose one that gives a whole number")
+        return self
+
+    def planes(self) -> int:
+        return self.aggs_per_pod
+
+    def cores(self) -> int:
+        """Core switches per plane."""
+        if self.cores_per_plane is not None:
+            return self.cores_per_plane
+        if self.oversubscription is not None:
+            return round(self.racks_per_pod * self.tor_rate_gbps / (self.oversubscription * self.core_rate_gbps))
+        return 48
+
+    def fabric(self):
+        from ..clos import clos_fabric
+
+        return clos_fabric(self.pods, self.racks_per_pod, self.hosts_per_rack, self.aggs_per_pod, self.cores(),
+                           (bps(self.host_rate_gbps), bps(self.tor_rate_gbps), bps(self.core_rate_gbps)),
+                           (ps(self.host_link_delay_us), ps(self.tor_link_delay_us), ps(self.core_link_delay_us)))
+
+    def engine(self) -> dict:
+        return self.fabric().engine()
+
+    def host_count(self) -> int:
+        return self.pods * self.racks_per_pod * self.hosts_per_rack
+
+    def host_rate_bps(self) -> int:
+        return bps(self.host_rate_gbps)
+
+    def max_link_delay_us(self) -> float:
+        return max(self.host_link_delay_us, self.tor_link_delay_us, self.core_link_delay_us)
+
+    def core_capacity_bps(self) -> Optional[int]:
+        # what the ToRs send up, as for the other fabrics
+        return self.pods * self.racks_per_pod * self.aggs_per_pod * bps(self.tor_rate_gbps)
+
+
 class FileTopology(Model):
     """Any fabric, from a file in the HPCC simulator's `topology.txt` format
     (first line: nodes, switches, links; second: the switch ids; then one
@@ -196,7 +278,8 @@ class FileTopology(Model):
 
 
 Topology = Annotated[
-    Union[StarTopology, LeafSpineTopology, OversubscribedLeafSpineTopology, FatTreeTopology, FileTopology],
+    Union[StarTopology, LeafSpineTopology, OversubscribedLeafSpineTopology, FatTreeTopology, ClosTopology,
+          FileTopology],
     Field(discriminator="kind"),
 ]
 TOPOLOGIES = {
@@ -204,6 +287,7 @@ TOPOLOGIES = {
     "leaf_spine": LeafSpineTopology,
     "oversubscribed_leaf_spine": OversubscribedLeafSpineTopology,
     "fat_tree": FatTreeTopology,
+    "clos": ClosTopology,
     "file": FileTopology,
 }
 

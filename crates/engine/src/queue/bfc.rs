@@ -329,7 +329,7 @@ mod tests {
     use super::*;
 
     fn hop(id: u32, size: u16) -> Hop {
-        Hop { id, size, dst: 0 }
+        Hop { id, size, dst: 0, flow: 0 }
     }
 
     #[test]

@@ -137,7 +137,7 @@ mod tests {
     use super::*;
 
     fn entry(id: u32, flow: u32, size: u16) -> Entry {
-        Entry { hop: Hop { id, size, dst: 0 }, flow: flow << 1, ..Default::default() }
+        Entry { hop: Hop { id, size, dst: 0, flow: 0 }, flow: flow << 1, ..Default::default() }
     }
 
     #[test]
@@ -174,7 +174,7 @@ mod tests {
     fn acks_go_first_and_drained_flows_free_their_queue() {
         let mut q = FqQueues::new(1048);
         q.push(entry(0, 7, 1000));
-        q.push(Entry { hop: Hop { id: 1, size: 64, dst: 0 }, flow: 9 << 1 | 1, ..Default::default() });
+        q.push(Entry { hop: Hop { id: 1, size: 64, dst: 0, flow: 0 }, flow: 9 << 1 | 1, ..Default::default() });
         assert_eq!(q.pop().map(|h| h.id), Some(1));
         assert_eq!(q.pop().map(|h| h.id), Some(0));
         assert_eq!((q.pop(), q.len(), q.data_bytes(), q.active_flows()), (None, 0, 0, 0));

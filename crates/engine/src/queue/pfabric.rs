@@ -277,7 +277,7 @@ mod tests {
     use super::*;
 
     fn e(id: u32, size: u16, prio: u64, flow: u32) -> Entry {
-        Entry { hop: Hop { id, size, dst: 0 }, prio, flow, class: 1 }
+        Entry { hop: Hop { id, size, dst: 0, flow: 0 }, prio, flow, class: 1 }
     }
 
     fn ids(q: &mut PFabricQueue) -> Vec<u32> {
@@ -328,7 +328,7 @@ mod tests {
         // an arrival tied with the worst buffered one is the one dropped
         assert_eq!(q.offer(e(3, 1500, 60, 3), queued, limit), Admit::Dropped);
         // a more urgent arrival replaces the worst
-        assert_eq!(q.offer(e(4, 1500, 10, 4), queued, limit), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0 }));
+        assert_eq!(q.offer(e(4, 1500, 10, 4), queued, limit), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0, flow: 0 }));
         assert_eq!(ids(&mut q), vec![4, 0]);
     }
 
@@ -394,7 +394,7 @@ mod tests {
                 // few flows, few distinct numbers (ties), probes and ACKs
                 let size = [40u16, 41, 1500, 1500, 1500, 700][rng.gen_range(0..6)];
                 let prio = [0u64, 10, 10, 500, 500, 9_000][rng.gen_range(0..6)] + rng.gen_range(0..3);
-                let x = Entry { hop: Hop { id, size, dst: 0 }, prio, flow: rng.gen_range(0..5), class: 1 };
+                let x = Entry { hop: Hop { id, size, dst: 0, flow: 0 }, prio, flow: rng.gen_range(0..5), class: 1 };
                 let (a, b) = (q.offer(x, queued, limit), r.offer(x, queued, limit));
                 assert_eq!(a, b, "seed {seed}, offer {id}");
                 match a {
@@ -417,7 +417,7 @@ mod tests {
         q.offer(e(0, 40, 1000, 0), 0, limit);
         q.offer(e(1, 1500, 500, 1), 40, limit);
         q.offer(e(2, 1460, 100, 2), 1540, limit);
-        assert_eq!(q.offer(e(3, 1500, 200, 3), 3000, limit), Admit::Replaced(Hop { id: 1, size: 1500, dst: 0 }));
+        assert_eq!(q.offer(e(3, 1500, 200, 3), 3000, limit), Admit::Replaced(Hop { id: 1, size: 1500, dst: 0, flow: 0 }));
     }
 }
 
@@ -428,13 +428,13 @@ mod edf_tests {
     #[test]
     fn the_deadline_class_goes_first_and_has_its_own_buffer() {
         let mut q = TwoClasses::new(true);
-        let e = |id, prio, class| Entry { hop: Hop { id, size: 1500, dst: 0 }, prio, flow: id, class };
+        let e = |id, prio, class| Entry { hop: Hop { id, size: 1500, dst: 0, flow: 0 }, prio, flow: id, class };
         // the rest's buffer (3,000 B) fills with two packets...
         assert_eq!(q.offer(e(0, 9, 1), 3000), Admit::Queued);
-        assert_eq!(q.offer(e(1, 5, 1), 3000), Admit::Replaced(Hop { id: 0, size: 1500, dst: 0 }));
+        assert_eq!(q.offer(e(1, 5, 1), 3000), Admit::Replaced(Hop { id: 0, size: 1500, dst: 0, flow: 0 }));
         // ...which does not stop deadline packets, earliest deadline first
         assert_eq!(q.offer(e(2, 700, 0), 3000), Admit::Queued);
-        assert_eq!(q.offer(e(3, 600, 0), 3000), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0 }));
+        assert_eq!(q.offer(e(3, 600, 0), 3000), Admit::Replaced(Hop { id: 2, size: 1500, dst: 0, flow: 0 }));
         let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|h| h.id).collect();
         assert_eq!(order, vec![3, 1]);
         assert!(q.is_empty());

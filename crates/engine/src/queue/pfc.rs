@@ -248,7 +248,7 @@ mod tests {
     use super::*;
 
     fn entry(id: u32, dst: u16, ack: bool) -> Entry {
-        Entry { hop: Hop { id, size: 1000, dst }, flow: ack as u32, ..Default::default() }
+        Entry { hop: Hop { id, size: 1000, dst, flow: 0 }, flow: ack as u32, ..Default::default() }
     }
 
     #[test]
@@ -281,7 +281,7 @@ mod tests {
 
     /// An entry of flow `flow` (its data).
     fn of_flow(id: u32, flow: u32) -> Entry {
-        Entry { hop: Hop { id, size: 1000, dst: 1 }, flow: flow << 1, ..Default::default() }
+        Entry { hop: Hop { id, size: 1000, dst: 1, flow: 0 }, flow: flow << 1, ..Default::default() }
     }
 
     #[test]

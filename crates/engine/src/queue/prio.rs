@@ -153,7 +153,7 @@ mod tests {
     use super::*;
 
     fn hop(id: u32) -> Hop {
-        Hop { id, size: 1500, dst: 0 }
+        Hop { id, size: 1500, dst: 0, flow: 0 }
     }
 
     #[test]
@@ -266,7 +266,7 @@ mod tests {
             for id in 0..2000u32 {
                 if rng.gen_bool(0.55) {
                     let (size, prio) = (rng.gen_range(40..=1500u16), rng.gen_range(0..12u64));
-                    let admitted = port.offer(Hop { id, size, dst: 0 }, prio, 0, u64::MAX).0 == Admit::Queued;
+                    let admitted = port.offer(Hop { id, size, dst: 0, flow: 0 }, prio, 0, u64::MAX).0 == Admit::Queued;
                     assert_eq!(admitted, model.offer(id, size as u64, port.queue_of(prio)), "seed {seed}, packet {id}");
                 } else {
                     // strict priority, FIFO within a queue

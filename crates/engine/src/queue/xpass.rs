@@ -136,11 +136,11 @@ mod tests {
     use super::*;
 
     fn credit(id: u32) -> Entry {
-        Entry { hop: Hop { id, size: 84, dst: 0 }, prio: 0, flow: 0, class: 0 }
+        Entry { hop: Hop { id, size: 84, dst: 0, flow: 0 }, prio: 0, flow: 0, class: 0 }
     }
 
     fn data(id: u32) -> Entry {
-        Entry { hop: Hop { id, size: 1538, dst: 0 }, prio: 0, flow: 0, class: 1 }
+        Entry { hop: Hop { id, size: 1538, dst: 0, flow: 0 }, prio: 0, flow: 0, class: 1 }
     }
 
     #[test]
