@@ -2,6 +2,7 @@
 #   make demo   set up, then run a paper experiment in quick mode and plot it
 #   make test   set up, then run every test (Rust and Python)
 #   make bench  set up, then run the benchmarks
+#   make bench-scale  set up, then the datacenter-scale benchmark (~20 min)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -12,7 +13,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 PY_SRC := $(shell find python -name '*.py' -o -name '*.txt')
 
-.PHONY: all setup build demo test test-rust test-python bench clean
+.PHONY: all setup build demo test test-rust test-python bench bench-scale clean
 
 all: test
 
@@ -54,6 +55,10 @@ bench: .stamp-build
 	$(PY) -m dcsim bench --scheme bfc --flows 20000
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
+
+bench-scale: .stamp-build
+	mkdir -p out
+	$(PY) -m dcsim.bench_scale --sweep --plot out/bench-scale.png --json out/bench-scale.json
 
 clean:
 	rm -rf $(VENV) target .stamp-build .stamp-chromium out

@@ -220,6 +220,30 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
         bench_main(flows=10, scheme="pdq")
 
 
+def test_bench_scale_measures_points_and_judges_the_targets(tmp_path, capsys):
+    from dcsim import bench_scale as bs
+
+    # the points' fabrics: 144 and 6,144 hosts, Parsimon's cluster 6,144
+    assert [bs.hosts(t) for t in (bs.REFERENCE, bs.BIG, bs.PARSIMON)] == [144, 6144, 6144]
+    s = bs.spec(bs.BIG, "web_search", 30_000)
+    assert (s.routing.load_balancing, s.scheme.name, s.workload.load) == ("ecmp", "tcp", 0.5)
+    # a point runs in its own process and reports speed and memory
+    small = {"kind": "star", "hosts": 8}
+    r = bs.run_points([("star", small, "web_search", 40)])
+    assert r[0]["packet_hops"] > 0 and r[0]["hosts"] == 8 and r[0]["conservation_holds"]
+    assert "star" in capsys.readouterr().out
+    bs.plot(r + [dict(r[0], label="again")], str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").stat().st_size > 0
+    # the targets: 0.6x the reference's rate; 100 s and 1 GB
+    ref = {"hosts": 144, "flows": 10_000, "packet_hops_per_s": 10e6}
+    big = {"hosts": 6144, "flows": 30_000, "packet_hops_per_s": 5.9e6}
+    fast = {"hosts": 6144, "flows": 100_000, "wall_s": 99.0, "peak_rss_mib": 900.0}
+    out = bs.targets(ref, big, fast)
+    assert "0.59x" in out[0] and out[0].endswith("NOT met") and out[1].endswith(": met")
+    out = bs.targets(ref, dict(big, packet_hops_per_s=6e6), dict(fast, peak_rss_mib=1100.0))
+    assert out[0].endswith(": met") and out[1].endswith("NOT met")
+
+
 def _one_clean_line(r, needle):
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert needle in r.stderr, r.stderr

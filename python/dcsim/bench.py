@@ -73,9 +73,19 @@ def _rss_kib(field: str) -> int:
 
 
 def measure(flows: int = 20_000, load: float = 0.6, seed: int = 1, scheme: str = "tcp") -> dict:
+    r = measure_spec(scenario(flows, load, seed, scheme))
+    r.update(scheme=scheme, flows=flows, load=load)
+    return r
+
+
+def measure_spec(spec: Spec) -> dict:
+    """Run one spec with its flow records drained and dropped, and return
+    its speed and memory: wall time, events, packet-hops and their rates,
+    the most flows active at once, peak memory of the process and above
+    the interpreter's baseline."""
     from ._core import Sim
 
-    config = engine_config_json(scenario(flows, load, seed, scheme))
+    config = engine_config_json(spec)
     import gc
 
     gc.collect()
@@ -94,9 +104,6 @@ def measure(flows: int = 20_000, load: float = 0.6, seed: int = 1, scheme: str =
     s = json.loads(sim.summary_json())
     c = s["counters"]
     return {
-        "scheme": scheme,
-        "flows": flows,
-        "load": load,
         "wall_s": wall,
         "events": c["events"],
         "packet_hops": c["packet_hops"],

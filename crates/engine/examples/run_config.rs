@@ -6,6 +6,10 @@
 use dcsim_engine::{config_from_json, Simulation};
 use std::time::Instant;
 
+/// The allocator the Python extension uses (crates/pybind), so timings match.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let path = std::env::args().nth(1).expect("usage: run_config CONFIG.json");
     let text = std::fs::read_to_string(&path).expect("readable config");
@@ -30,11 +34,13 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let c = sim.final_counters();
     println!(
-        "{flows} flows, {} events ({:.2} M/s), {} packet-hops ({:.2} M/s), {:.2} s, conservation {}, digest {:016x}",
+        "{flows} flows, {:.3} ms simulated, {} events ({:.2} M/s), {} packet-hops ({:.2} M/s), {} flows active at most, {:.2} s, conservation {}, digest {:016x}",
+        sim.now() as f64 / 1e9,
         c.events,
         c.events as f64 / wall / 1e6,
         c.packet_hops,
         c.packet_hops as f64 / wall / 1e6,
+        c.max_active_flows,
         wall,
         sim.conservation().holds(),
         digest

@@ -7,6 +7,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// The engine's memory comes from mimalloc, not the C library's malloc: its
+/// segments sit on transparent huge pages, so a large fabric's ports, rings
+/// and packets (tens of MB on 6,144 hosts) do not miss the TLB at every
+/// packet-hop (docs/performance.md, "At datacenter scale"). Python's own
+/// objects keep Python's allocator.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One dict entry per record field: `columns!(dict, records, "name" => field, ...)`
 /// sets `dict["name"]` to the list of every record's `field`.
 macro_rules! columns {
