@@ -15,7 +15,7 @@ use crate::metrics::{
     QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
-use crate::port::{Hop, Port};
+use crate::port::{Hop, Port, Transmitted};
 use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
@@ -160,6 +160,8 @@ pub struct Simulation {
     net: Network,
     routes: Routes,
     ports: Vec<Port>,
+    /// What each port has sent, by port index (dense: `port::Transmitted`).
+    tx: Vec<Transmitted>,
     pool: Pool,
     cal: Calendar,
     now: Time,
@@ -433,6 +435,7 @@ impl Simulation {
             cfg,
             net,
             routes,
+            tx: vec![Transmitted::default(); ports.len()],
             ports,
             pool: Pool::default(),
             cal,
@@ -1075,7 +1078,7 @@ impl Simulation {
         let p = &self.ports[port as usize];
         let hop = IntHop {
             ts: self.now,
-            tx_bytes: p.stats().tx_bytes / h.int_bytes_unit * h.int_bytes_unit,
+            tx_bytes: self.tx[port as usize].bytes / h.int_bytes_unit * h.int_bytes_unit,
             qlen: p.bytes / h.int_qlen_unit * h.int_qlen_unit,
             rate_bps: p.rate_bps,
         };
@@ -1204,6 +1207,9 @@ impl Simulation {
     fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
         self.counters.packet_hops += 1;
         let (arrival, was_idle) = self.ports[port as usize].transmit(hop, start, buffered);
+        if let Some(t) = self.tx.get_mut(port as usize) {
+            t.add(hop.size);
+        }
         debug_assert!(arrival >= self.now, "a departure made too late for its arrival");
         if was_idle {
             self.cal.schedule(arrival, Event::LinkArrival { port });
@@ -1739,8 +1745,8 @@ impl Simulation {
                 node: l.node,
                 peer: l.peer,
                 tier: self.net.nodes[l.node as usize].tier,
-                tx_pkts: stats.tx_pkts,
-                tx_bytes: stats.tx_bytes,
+                tx_pkts: self.tx[i].pkts,
+                tx_bytes: self.tx[i].bytes,
                 drops: stats.drops,
                 marks: stats.marks,
                 max_queue_bytes: stats.max_bytes,
