@@ -10,7 +10,7 @@ import pytest
 
 from dcsim import thresholds as T
 from dcsim.errors import SpecError
-from dcsim.workloads import load_cdf
+from dcsim.workloads import Cdf, load_cdf
 
 PKT = 1460
 
@@ -50,6 +50,23 @@ def test_pfabric_eq8_two_queues_grows_with_load_as_fig22(web):
     # and more queues never make the model worse
     objs = [T.optimize("pfabric-eq8", web, 0.6, k).objective for k in (1, 2, 4)]
     assert objs[0] > objs[1] > objs[2]
+
+
+@pytest.mark.parametrize("rho, t", [(0.6, 100e3), (0.3, 10e3), (0.9, 500e3)])
+def test_pfabric_eq8_is_the_papers_two_queue_formula(rho, t):
+    # pFabric §6.1, Eq. (1), written out for flows of two sizes (a with
+    # probability p, b otherwise) and a threshold t with a <= t < b:
+    # FCT_n = F(t) + (1 - F(t)) / (1 - rho B(t))
+    #       + lam / (2 (1 - rho B(t))) E[S^2; S <= t] E[1/S; S <= t]
+    #       + lam / (2 (1 - rho B(t)) (1 - rho)) E[S^2; S > t] E[1/S; S > t]
+    a, b, p = 10e3, 1e6, 0.5
+    cdf = Cdf(sizes=(a, a, b, b), probs=(0.0, p, p, 1.0), origin="two sizes")
+    mean = p * a + (1 - p) * b
+    lam, high = rho / mean, p * a / mean
+    want = (p + (1 - p) / (1 - rho * high)
+            + lam / (2 * (1 - rho * high)) * (p * a * a) * (p / a)
+            + lam / (2 * (1 - rho * high) * (1 - rho)) * ((1 - p) * b * b) * ((1 - p) / b))
+    assert T.objective("pfabric-eq8", cdf, rho, [t]) == pytest.approx(want, rel=1e-8)
 
 
 @pytest.mark.parametrize("method", ["pias", "pfabric-eq8"])
