@@ -260,14 +260,23 @@ mod tests {
             let reserved = [0u64, 1500, 3000][rng.gen_range(0..3)];
             let cap = reserved * k as u64 + rng.gen_range(0..40u64) * 1000;
             let alpha = [None, Some([1u32, 3]), Some([1, 1]), Some([4, 1])][rng.gen_range(0..4)];
-            let mut port = PrioQueues::new(k, cap, reserved, EcnScope::Port).with_dynamic_threshold(alpha);
+            let per_port = rng.gen_bool(0.5);
+            let scope = if per_port { EcnScope::Port } else { EcnScope::Queue };
+            let ecn_threshold = rng.gen_range(0..20_000u64);
+            let mut port = PrioQueues::new(k, cap, reserved, scope).with_dynamic_threshold(alpha);
             let mut model =
                 Model { queues: vec![Default::default(); k], cap, reserved, alpha: alpha.map(|[n, d]| (n as u64, d as u64)) };
             for id in 0..2000u32 {
                 if rng.gen_bool(0.55) {
                     let (size, prio) = (rng.gen_range(40..=1500u16), rng.gen_range(0..12u64));
-                    let admitted = port.offer(Hop { id, size, dst: 0, flow: 0 }, prio, 0, u64::MAX).0 == Admit::Queued;
-                    assert_eq!(admitted, model.offer(id, size as u64, port.queue_of(prio)), "seed {seed}, packet {id}");
+                    let q = port.queue_of(prio);
+                    let total: u64 = (0..k).map(|i| model.held(i)).sum();
+                    // ECN on the instantaneous queue (or port), the arrival included
+                    let seen = size as u64 + if per_port { total } else { model.held(q) };
+                    let (admit, mark) = port.offer(Hop { id, size, dst: 0, flow: 0 }, prio, total, ecn_threshold);
+                    let admitted = admit == Admit::Queued;
+                    assert_eq!(admitted, model.offer(id, size as u64, q), "seed {seed}, packet {id}");
+                    assert_eq!(mark, admitted && seen > ecn_threshold, "seed {seed}, packet {id}: marking");
                 } else {
                     // strict priority, FIFO within a queue
                     assert_eq!(port.pop().map(|h| h.id), model.pop(), "seed {seed}, step {id}");
