@@ -554,3 +554,22 @@ def test_bfc_table1_dcqcn_runs_the_co_authors_configuration():
     t = table1_table(runs).set_index("variant")
     assert t.throughput["co"] > 2.5 * t.throughput["own"]
     assert t.delay_p99_us["co"] < 0.5 * t.delay_p99_us["own"]
+
+
+def test_pfabric_figures_run_every_agent_as_the_scripts_do():
+    # the scripts run one ns-2 agent (FullTcp/Sack; MinTCP for pFabric) for
+    # every scheme: pooled connections, ns-2's window rule (span), and no
+    # duplicate-ACK fast retransmit (PARAMS.md; docs/schemes.md)
+    for name in ("pfabric-fig7-9", "pfabric-fig10-11"):
+        for p in figures.get(name).sweep("quick").points():
+            sc = p.spec.scheme
+            if sc.name == "ideal":
+                continue
+            assert (sc.connections, sc.window) == ("pool", "span"), (name, p.params)
+            if sc.name in ("tcp", "dctcp"):
+                assert (sc.fast_retransmit, sc.connections_per_pair) == (False, 8)
+            else:
+                assert sc.connections_per_pair == 1
+    # Fig. 23(c): "reduced by more than 30%" is equal split > 1/0.7 - 1 worse
+    (equal,) = [b for b in figures.get("pfabric-fig23").paper if b.series == "q4_equal"]
+    assert equal.low == pytest.approx(3 / 7)
