@@ -115,6 +115,44 @@ def test_sweep_runs_then_skips_complete_points(tmp_path):
     assert len(load_points(tmp_path / "o")) == 4
 
 
+def test_reuse_copies_points_of_the_same_key_under_this_sweeps_names(tmp_path):
+    # figure A names a spec "x", figure B names the same spec "on" and adds one: B runs only the new point
+    a = Sweep("a", BASE, {"variant": ["x"], "workload.load": [0.3, 0.6]}, variants={"x": {"seed": 3}})
+    b = Sweep("b", BASE, {"variant": ["on", "off"], "workload.load": [0.3]},
+              variants={"on": {"seed": 3}, "off": {"seed": 4}})
+    ra = run_sweep(a, tmp_path / "a", jobs=1, quiet=True)
+    assert ra.ok and len(ra.ran) == 2
+    rb = run_sweep(b, tmp_path / "b", jobs=1, quiet=True, reuse=[tmp_path / "a"])
+    on, off = rb.points
+    assert rb.reused == [on.key] and rb.ran == [off.key] and not rb.skipped
+    # the copy is the point B would have computed, labelled as B labels it
+    fresh = run_sweep(b, tmp_path / "fresh", jobs=1, quiet=True)
+    assert len(fresh.ran) == 2
+    assert _flows_bytes(tmp_path / "b") == _flows_bytes(tmp_path / "fresh")
+    s = json.loads((point_dir(tmp_path / "b", on.key) / "summary.json").read_text())
+    assert s["point"] == {"key": on.key, "params": {"variant": "on", "workload.load": 0.3}}
+    assert [p["point"]["params"]["variant"] for p in load_points(tmp_path / "b")] == ["on", "off"]
+    # A's own record is untouched, and a second run of B finds both complete
+    sa = json.loads((point_dir(tmp_path / "a", on.key) / "summary.json").read_text())
+    assert sa["point"]["params"]["variant"] == "x"
+    again = run_sweep(b, tmp_path / "b", jobs=1, quiet=True, reuse=[tmp_path / "a"])
+    assert len(again.skipped) == 2 and not again.reused and not again.ran
+
+
+def test_reuse_of_what_is_not_a_results_directory_fails_before_running(tmp_path):
+    sweep = Sweep("t", BASE, {"workload.load": [0.3]})
+    with pytest.raises(SpecError, match="--reuse .*nope: not a results directory"):
+        run_sweep(sweep, tmp_path / "o", quiet=True, reuse=[tmp_path / "nope"])
+    assert not (tmp_path / "o").exists()
+    run_sweep(sweep, tmp_path / "o", quiet=True)
+    with pytest.raises(SpecError, match="is the output directory itself"):
+        run_sweep(sweep, tmp_path / "o", quiet=True, reuse=[tmp_path / "o"])
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}), "--out", tmp_path / "o2", "--reuse", tmp_path / "nope")
+    assert r.returncode == 2 and "not a results directory" in r.stderr
+    r = cli("reproduce", "pfabric-fig16", "--out", tmp_path / "f", "--reuse", tmp_path / "nope")
+    assert r.returncode == 2 and "not a results directory" in r.stderr and not (tmp_path / "f").exists()
+
+
 def test_failing_point_is_reported_and_the_rest_completes(tmp_path):
     # Host 12 exists only in the 16-host star: the 8-host point fails when
     # it runs, the other completes, the sweep exits non-zero naming it.

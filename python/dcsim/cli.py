@@ -155,6 +155,8 @@ def sweep(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address, e.g. tcp://host:8786"),
     set_: List[str] = typer.Option([], "--set", help="override a base-spec field: --set workload.flows=5000"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
+    reuse: List[Path] = typer.Option([], "--reuse", help="another results directory whose complete points of "
+                                     "the same key are copied instead of run (repeatable)"),
 ) -> None:
     """Run every point of a sweep (skipping complete ones)."""
     from .runner import run_sweep
@@ -163,7 +165,7 @@ def sweep(
     _check_jobs(jobs)
     try:
         sw = load_sweep(sweep_file, _overrides(set_, None, None))
-        result = run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet)
+        result = run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
     except SpecError as e:
         fail(str(e))
     except OSError as e:
@@ -186,7 +188,8 @@ def _interrupted(out: Path) -> None:
 
 
 def _sweep_exit(result) -> None:
-    print(f"{len(result.ran)} point(s) run, {len(result.skipped)} already complete, "
+    reused = f"{len(result.reused)} reused, " if result.reused else ""
+    print(f"{len(result.ran)} point(s) run, {len(result.skipped)} already complete, {reused}"
           f"{len(result.failed)} failed -> {result.out}", file=sys.stderr)
     if result.failed:
         print("dcsim: failed points:", file=sys.stderr)
@@ -209,6 +212,8 @@ def reproduce(
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     seed: List[int] = typer.Option([], "--seed", help="run this seed instead of the figure's (1); repeat for "
                                    "several, which the table averages (a spread: one --out per seed)"),
+    reuse: List[Path] = typer.Option([], "--reuse", help="another results directory whose complete points of "
+                                     "the same key are copied instead of run (repeatable)"),
 ) -> None:
     """Run a paper figure's sweep and draw it (PNG and SVG) beside the paper's numbers."""
     from . import figures, report as report_mod
@@ -222,7 +227,8 @@ def reproduce(
     try:
         name = _figure_name(name)
         result, _ = figures.reproduce(name, out, mode="full" if full else "quick", jobs=jobs,
-                                      scheduler=scheduler, quiet=quiet, seeds=tuple(seed) or None)
+                                      scheduler=scheduler, quiet=quiet, seeds=tuple(seed) or None,
+                                      reuse=reuse)
         if report:
             page = report_mod.write(out)
             print(f"report: {page}", file=sys.stderr)

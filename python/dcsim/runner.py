@@ -27,7 +27,7 @@ import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from . import __version__
 from .errors import SpecError
@@ -42,6 +42,8 @@ class SweepResult:
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    #: keys of points copied from a `reuse` directory instead of run
+    reused: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -72,14 +74,24 @@ def simulate_point(spec_json: str) -> tuple[dict[str, bytes], str]:
 
 
 def _store(out: Path, point: Point, tables: dict[str, bytes], summary_json: str) -> None:
-    """Write a finished point atomically: temp dir, then rename."""
+    """Write a finished point."""
+
+    def fill(tmp: Path) -> None:
+        for name, data in tables.items():
+            (tmp / name).write_bytes(data)
+
+    _put(out, point, json.loads(summary_json), fill)
+
+
+def _put(out: Path, point: Point, summary: dict, fill) -> None:
+    """Write a point atomically: `fill` puts its tables into a temporary
+    directory, the summary (with this sweep's key and parameters) joins
+    them, and the directory is renamed into place."""
     final = point_dir(out, point.key)
     tmp = make_tmp_dir(final.parent, f".{point.key}.")
     try:
-        summary = json.loads(summary_json)
+        fill(tmp)
         summary["point"] = {"key": point.key, "params": point.params}
-        for name, data in tables.items():
-            (tmp / name).write_bytes(data)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if final.exists():  # completed meanwhile by another run of the sweep
             shutil.rmtree(tmp)
@@ -88,6 +100,36 @@ def _store(out: Path, point: Point, tables: dict[str, bytes], summary_json: str)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _reuse_dirs(reuse: Sequence[str | Path], out: Path) -> list[Path]:
+    """The `reuse` directories, checked: each must be a results directory
+    (with `points/`) other than `out`."""
+    dirs = []
+    for d in map(Path, reuse):
+        if not (d / "points").is_dir():
+            raise SpecError(f"--reuse {d}: not a results directory (no {d / 'points'})")
+        if d.resolve() == out.resolve():
+            raise SpecError(f"--reuse {d}: is the output directory itself")
+        dirs.append(d)
+    return dirs
+
+
+def _adopt(out: Path, point: Point, src: Path) -> None:
+    """Copy `src`'s complete point of the same key into `out` under this
+    sweep's parameters. Tables are hard-linked where the filesystem allows
+    (a point's files are never rewritten)."""
+    here = point_dir(src, point.key)
+
+    def fill(tmp: Path) -> None:
+        for f in sorted(here.iterdir()):
+            if f.is_file() and f.name != "summary.json":
+                try:
+                    os.link(f, tmp / f.name)
+                except OSError:
+                    shutil.copy2(f, tmp / f.name)
+
+    _put(out, point, json.loads((here / "summary.json").read_text()), fill)
 
 
 def _clean_stale(out: Path) -> None:
@@ -177,16 +219,24 @@ def run_sweep(
     scheduler: Any = None,
     quiet: bool = False,
     log=None,
+    reuse: Sequence[str | Path] = (),
 ) -> SweepResult:
     """Run every point of `sweep` not already complete in `out`.
 
     `scheduler`: None for a local process pool of `jobs` workers (default:
     all cores); a Dask scheduler address (``tcp://host:port``) or a
-    ``dask.distributed.Client`` to run on a cluster."""
+    ``dask.distributed.Client`` to run on a cluster.
+
+    `reuse`: other results directories (another figure's, another sweep's)
+    whose complete points are copied instead of run when their key is one
+    of this sweep's. A key covers the resolved spec, the input files, the
+    version and the code, so a copied point is the one this sweep would
+    compute (runs are deterministic); it takes this sweep's parameters."""
     out = Path(out)
     if jobs is not None and jobs < 1:
         raise SpecError(f"--jobs: needs at least 1 worker, got {jobs}")
     points = sweep.points()  # validates every point before anything runs
+    sources = _reuse_dirs(reuse, out)
     check_output_dir(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -197,10 +247,17 @@ def run_sweep(
     result = SweepResult(out, points)
     todo = []
     for p in points:
-        (result.skipped if is_complete(out, p.key) else todo).append(p)
+        if is_complete(out, p.key):
+            result.skipped.append(p.key)
+        elif (src := next((d for d in sources if is_complete(d, p.key)), None)) is not None:
+            _adopt(out, p, src)
+            result.reused.append(p.key)
+        else:
+            todo.append(p)
     say = log or (lambda msg: None if quiet else print(msg, file=sys.stderr))
+    reused = f", {len(result.reused)} reused from {', '.join(map(str, sources))}" if result.reused else ""
     say(
-        f"sweep {sweep.name}: {len(points)} points, {len(result.skipped)} already complete, "
+        f"sweep {sweep.name}: {len(points)} points, {len(result.skipped)} already complete{reused}, "
         f"{len(todo)} to run"
     )
     if not todo:

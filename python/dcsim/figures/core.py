@@ -470,10 +470,13 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
 
 
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
-              scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None):
+              scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None,
+              reuse: Sequence[str | Path] = ()):
     """Run a figure's sweep into `out` (resumable), then tabulate and draw
     it. `seeds` replace the mode's (a seed spread: one directory per seed
-    gives each seed's numbers; several in one are averaged)."""
+    gives each seed's numbers; several in one are averaged). `reuse`:
+    other results directories whose points of the same key are copied
+    instead of run (`run_sweep`)."""
     from ..runner import run_sweep
 
     fig = get(name)
@@ -484,8 +487,8 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
         fig = dataclasses.replace(fig, quick=dataclasses.replace(fig.quick, seeds=tuple(seeds)),
                                   full=dataclasses.replace(fig.full, seeds=tuple(seeds)))
     if hasattr(fig, "reproduce"):  # a figure of one run (single.py)
-        return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet)
-    result = run_sweep(fig.sweep(mode), out, jobs=jobs, scheduler=scheduler, quiet=quiet)
+        return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
+    result = run_sweep(fig.sweep(mode), out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
     table = compute(fig, out)
     table.to_csv(out / f"{fig.name}.csv", index=False)
     images = plot(fig, table, out / fig.name)
