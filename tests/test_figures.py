@@ -573,3 +573,35 @@ def test_pfabric_figures_run_every_agent_as_the_scripts_do():
     # Fig. 23(c): "reduced by more than 30%" is equal split > 1/0.7 - 1 worse
     (equal,) = [b for b in figures.get("pfabric-fig23").paper if b.series == "q4_equal"]
     assert equal.low == pytest.approx(3 / 7)
+
+
+def test_a_paper_reproduces_every_figure_and_shares_their_common_runs(tmp_path, monkeypatch):
+    # a two-figure "paper": fig2's "on" runs are fig1's, so fig2 copies them and runs only "off"
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+    from dcsim.figures.core import REGISTRY, Mode
+
+    fig16 = figures.get("pfabric-fig16")
+    tiny = Mode(x_values=(0.3, 0.6), flows=80)
+    one = dataclasses.replace(fig16, name="tiny-fig1", series_values=("on",), quick=tiny)
+    two = dataclasses.replace(fig16, name="tiny-fig2", quick=tiny)
+    monkeypatch.setitem(REGISTRY, one.name, one)
+    monkeypatch.setitem(REGISTRY, two.name, two)
+    assert "tiny" in figures.papers() and figures.figures_of("tiny") == ["tiny-fig1", "tiny-fig2"]
+    r = CliRunner().invoke(app, ["reproduce", "tiny", "--out", str(tmp_path / "p"), "-j", "1", "--no-report"])
+    assert r.exit_code == 0, r.output
+    on = [p.key for p in two.sweep("quick").points() if p.params["variant"] == "on"]
+    b = json.loads((tmp_path / "p" / "tiny-fig2" / "figure.json").read_text())
+    assert b["complete_points"] == 4 and len(b["paper"]) == 1
+    assert sorted(p["point"]["key"] for p in load_points(tmp_path / "p" / "tiny-fig1")) == sorted(on)
+    # the summary: a row per figure, with the points each reused
+    rows = {line.split()[0]: line.split() for line in r.output.splitlines() if line.startswith("tiny-fig")}
+    assert rows["tiny-fig1"][1:3] == ["2/2", "0"] and rows["tiny-fig2"][1:3] == ["4/4", "2"]
+    # run again: everything is complete, nothing reused or run; the tables are unchanged
+    table = (tmp_path / "p" / "tiny-fig2" / "tiny-fig2.csv").read_text()
+    res = figures.reproduce_paper("tiny", tmp_path / "p", jobs=1, quiet=True)
+    assert res.ok and not res.results["tiny-fig2"].ran and not res.results["tiny-fig2"].reused
+    assert (tmp_path / "p" / "tiny-fig2" / "tiny-fig2.csv").read_text() == table
+    with pytest.raises(SpecError, match="unknown paper 'nope'"):
+        figures.reproduce_paper("nope", tmp_path / "q")

@@ -178,10 +178,12 @@ def sweep(
 def _interrupted(out: Path) -> None:
     from .runner import load_points
 
-    try:
-        done = len(load_points(out))
-    except (OSError, ValueError):
-        done = 0
+    done = 0
+    for d in [out, *(p.parent for p in Path(out).glob("*/sweep.json"))]:  # a paper's figures too
+        try:
+            done += len(load_points(d))
+        except (OSError, ValueError):
+            pass
     print(f"dcsim: interrupted; {done} complete point(s) kept in {out}; run the same command to resume",
           file=sys.stderr)
     raise typer.Exit(130)
@@ -202,7 +204,8 @@ def _sweep_exit(result) -> None:
 
 @app.command()
 def reproduce(
-    name: str = typer.Argument(..., help="figure name (see `dcsim list figures`)"),
+    name: str = typer.Argument(..., help="figure name (see `dcsim list figures`), or a paper (pfabric, pias, "
+                               "bfc): every figure of it, each into OUT/<figure>, sharing their common runs"),
     out: Path = typer.Option(..., "--out", "-o", help="results directory (resumable)"),
     quick: bool = typer.Option(False, "--quick", help="small sweep, a couple of minutes on 2 cores (default)"),
     full: bool = typer.Option(False, "--full", help="the paper's scale"),
@@ -216,7 +219,7 @@ def reproduce(
                                      "the same key are copied instead of run (repeatable)"),
 ) -> None:
     """Run a paper figure's sweep and draw it (PNG and SVG) beside the paper's numbers."""
-    from . import figures, report as report_mod
+    from . import figures
 
     if quick and full:
         fail("--quick and --full exclude each other")
@@ -224,23 +227,66 @@ def reproduce(
     for s in seed:
         if not 0 <= s < 2**63:
             fail(f"--seed: must be in 0..2^63-1, got {s}")
+    if name in figures.papers():
+        if seed:
+            fail(f"--seed: give one figure of {name}, not the whole paper")
+        return _reproduce_paper(name, out, "full" if full else "quick", jobs, scheduler, report, quiet, reuse)
     try:
         name = _figure_name(name)
-        result, _ = figures.reproduce(name, out, mode="full" if full else "quick", jobs=jobs,
-                                      scheduler=scheduler, quiet=quiet, seeds=tuple(seed) or None,
-                                      reuse=reuse)
+    except SpecError as e:
+        fail(str(e))
+    result, _ = _reproducing(out, report, lambda: figures.reproduce(
+        name, out, mode="full" if full else "quick", jobs=jobs, scheduler=scheduler, quiet=quiet,
+        seeds=tuple(seed) or None, reuse=reuse))
+    print(f"figure: {out / (name + '.png')}", file=sys.stderr)
+    _print_comparison(out)
+    _sweep_exit(result)
+
+
+def _reproducing(out: Path, report: bool, work):
+    """Run `work` (a figure's or a paper's reproduction into `out`), then
+    write the report if asked; bad input exits 2, Ctrl-C 130."""
+    from . import report as report_mod
+
+    try:
+        result = work()
         if report:
-            page = report_mod.write(out)
-            print(f"report: {page}", file=sys.stderr)
+            print(f"report: {report_mod.write(out)}", file=sys.stderr)
+        return result
     except SpecError as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         _interrupted(out)
-    print(f"figure: {out / (name + '.png')}", file=sys.stderr)
-    _print_comparison(out)
-    _sweep_exit(result)
+
+
+def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: bool, quiet: bool,
+                     reuse: List[Path]) -> None:
+    """`dcsim reproduce PAPER`: every figure, then one report and a line
+    per figure of how its statements compare with the paper."""
+    import json
+
+    from . import figures
+    from .show import render
+
+    result = _reproducing(out, report, lambda: figures.reproduce_paper(
+        paper, out, mode=mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse))
+    rows = []
+    for name in figures.figures_of(paper):
+        if name in result.failed:
+            rows.append([name, "-", "-", "-", "not drawn: " + result.failed[name]])
+            continue
+        r = result.results[name]
+        verdicts = [p["verdict"] for p in json.loads((out / name / "figure.json").read_text())["paper"]]
+        rows.append([name, f"{len(r.points) - len(r.failed)}/{len(r.points)}", str(len(r.reused)),
+                     f"{verdicts.count('consistent')}/{len(verdicts)}",
+                     "; ".join(sorted({v for v in verdicts if v != "consistent"}))])
+    render(f"{paper} ({mode} mode): every figure against the paper",
+           ["figure", "points", "reused", "consistent", "other verdicts"], rows, align="lrrrl")
+    print(f"figures: {out}/<figure>/ (each resumable: run the same command again)", file=sys.stderr)
+    if not result.ok:
+        raise typer.Exit(1)
 
 
 def _figure_name(name: str) -> str:

@@ -3,6 +3,7 @@ machinery; one module per paper registers its figures).
 
     dcsim list figures
     dcsim reproduce pfabric-fig7-9 --quick --out out/fig7-9
+    dcsim reproduce pfabric --quick --out out/pfabric     (every figure of the paper)
 """
 
 from .core import (
@@ -22,6 +23,7 @@ from .core import (
     reproduce,
     resolve,
 )
+from .paper import PaperResult, figures_of, papers, reproduce_paper
 from . import pfabric  # noqa: F401  (registers the pFabric figures)
 from . import pias  # noqa: F401  (registers the PIAS figures)
 from . import pias_testbed  # noqa: F401  (the PIAS testbed figures, on a model of the testbed)
@@ -30,4 +32,5 @@ from . import bfc  # noqa: F401  (the BFC figures)
 from . import bfc_testbed  # noqa: F401  (BFC's testbed figure, on a model of the testbed)
 
 __all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",
-           "compute", "draw", "get", "plot", "register", "reproduce", "resolve"]
+           "compute", "draw", "figures_of", "get", "papers", "plot", "register", "reproduce", "reproduce_paper",
+           "resolve", "PaperResult"]
