@@ -403,6 +403,11 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
                     text = f"{p['field']} = {p['default']}: {p['meaning']}" + (f" [{p['source']}]" if p["source"] else "")
                     print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      ",
                                         break_on_hyphens=False))
+        if name == "figures":
+            from .figures import papers
+
+            print(textwrap.fill(f"papers: {', '.join(papers())} (`dcsim reproduce PAPER` runs all of a paper's "
+                                "figures)", width, initial_indent="  ", subsequent_indent="  "))
 
 
 @app.command()
