@@ -367,6 +367,11 @@ def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
     return paths
 
 
+#: Characters per line of a panel's title: about what fits over a 3.2-inch
+#: panel at 8.5 points, its y labels taken off.
+TITLE_CHARS = 44
+
+
 def draw(fig: Figure, table: pd.DataFrame):
     """The figure like the paper's: one row of panels per facet, one line
     per series, the paper's y range where it gives one. What the paper
@@ -417,8 +422,8 @@ def draw(fig: Figure, table: pd.DataFrame):
                         if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
                     # wrapped: a long claim over a narrow panel ran off the figure
-                    claims.append(textwrap.fill(_bound_text(b, fig), 52))
-            title = f"{fig.facet_labels.get(facet, facet)}\n{panel.title}"
+                    claims.append(textwrap.fill(_bound_text(b, fig), TITLE_CHARS))
+            title = f"{fig.facet_labels.get(facet, facet)}\n{textwrap.fill(panel.title, TITLE_CHARS)}"
             ax.set_title("\n".join([title, *claims]), fontsize=8.5)
             ax.set_xlabel(fig.xlabel)
             if fig.logx:
