@@ -411,7 +411,7 @@ register(Figure(
     remeasure=_deadlines_at,
     panels=(
         Panel("met", "Fig. 10: application throughput", "all", "deadlines_met", ylabel="Application throughput (%)"),
-        Panel("other_mean", "Fig. 11: flows without deadlines (>= 200 KB): average", "(200KB, inf]", "mean"),
+        Panel("other_mean", "Fig. 11: average of the flows without deadlines (>= 200 KB)", "(200KB, inf]", "mean"),
     ),
     bins=(0, 200_000, float("inf")),
     quick=Mode(x_values=(100, 1000, 10_000), flows=2500),
