@@ -163,15 +163,8 @@ def sweep(
     from .sweep import load_sweep
 
     _check_jobs(jobs)
-    try:
-        sw = load_sweep(sweep_file, _overrides(set_, None, None))
-        result = run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
-    except SpecError as e:
-        fail(str(e))
-    except OSError as e:
-        fail(f"--out {out}: {e.strerror or e}")
-    except KeyboardInterrupt:
-        _interrupted(out)
+    result = _guarded(out, lambda: run_sweep(load_sweep(sweep_file, _overrides(set_, None, None)), out, jobs=jobs,
+                                             scheduler=scheduler, quiet=quiet, reuse=reuse))
     _sweep_exit(result)
 
 
@@ -243,22 +236,31 @@ def reproduce(
     _sweep_exit(result)
 
 
-def _reproducing(out: Path, report: bool, work):
-    """Run `work` (a figure's or a paper's reproduction into `out`), then
-    write the report if asked; bad input exits 2, Ctrl-C 130."""
-    from . import report as report_mod
-
+def _guarded(out: Path, work):
+    """Run `work` (which writes into `out`): bad input exits 2, Ctrl-C 130
+    (finished points stay, and the run resumes)."""
     try:
-        result = work()
-        if report:
-            print(f"report: {report_mod.write(out)}", file=sys.stderr)
-        return result
+        return work()
     except SpecError as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out {out}: {e.strerror or e}")
     except KeyboardInterrupt:
         _interrupted(out)
+
+
+def _reproducing(out: Path, report: bool, work):
+    """Run `work` (a figure's or a paper's reproduction into `out`), then
+    write the report if asked; bad input exits 2, Ctrl-C 130."""
+    from . import report as report_mod
+
+    def run_and_report():
+        result = work()
+        if report:
+            print(f"report: {report_mod.write(out)}", file=sys.stderr)
+        return result
+
+    return _guarded(out, run_and_report)
 
 
 def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: bool, quiet: bool,
