@@ -357,3 +357,44 @@ def test_a_base_table_instead_of_a_file_name_is_explained(tmp_path):
     p.write_text('name = "x"\n[base]\nseed = 3\n[grid]\nseed = [1]\n')
     r = cli("sweep", p, "--out", tmp_path / "o")
     assert r.returncode == 2 and "base must name a spec file" in r.stderr and "[spec]" in r.stderr
+
+
+def test_a_running_point_reports_how_far_it_has_come(tmp_path):
+    from dcsim.runner import ProgressFile, simulate_point
+
+    path = tmp_path / "progress"
+    simulate_point(Spec.model_validate(BASE).model_dump_json(), str(path))
+    assert path.read_text().split() == ["60", "60"]  # the last report is never throttled away
+    assert ProgressFile.read(path) == 1.0
+    # what cannot be read counts as not started, and never fails the bar
+    path.write_text("garbage")
+    assert ProgressFile.read(path) == 0.0
+    assert ProgressFile.read(tmp_path / "missing") == 0.0
+    throttled = ProgressFile(tmp_path / "t", every=60.0)
+    throttled.write(1, 10)
+    throttled.write(5, 10)  # within `every` of the last write: skipped
+    assert (tmp_path / "t").read_text().split() == ["1", "10"]
+    throttled.write(10, 10)
+    assert (tmp_path / "t").read_text().split() == ["10", "10"]
+
+
+def test_the_sweep_bar_counts_the_running_points_share(tmp_path, monkeypatch):
+    import dcsim.runner as runner
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    shown = []
+    real_show = runner._Bar.show
+
+    def show(self, running, shares):
+        real_show(self, running, shares)
+        shown.append((self.finished, list(shares), self.bar.n))
+
+    monkeypatch.setattr(runner._Bar, "show", show)
+    sw = Sweep(name="s", base=BASE, grid={"seed": [1, 2]})
+    res = run_sweep(sw, tmp_path / "out", jobs=1)
+    assert res.ok and len(res.ran) == 2
+    # the bar's position is the finished points plus the running ones' shares
+    assert all(n == pytest.approx(done + sum(fr)) for done, fr, n in shown)
+    assert all(0.0 <= f <= 1.0 for _, fr, _ in shown for f in fr)
+    assert shown[-1][0] == 2
+    assert not (tmp_path / "out" / "points" / ".progress").exists()

@@ -58,17 +58,20 @@ def is_complete(out: Path, key: str) -> bool:
     return (point_dir(out, key) / "summary.json").is_file()
 
 
-def simulate_point(spec_json: str) -> tuple[dict[str, bytes], str]:
+def simulate_point(spec_json: str, progress: Optional[str] = None) -> tuple[dict[str, bytes], str]:
     """Worker side: run one point, return its tables (flows.parquet and the
     samplers' tables, by file name, as bytes) and its summary JSON. Runs in
-    a pool process or on a Dask worker; touches no shared files."""
+    a pool process or on a Dask worker; touches no shared files, except,
+    if given, the file `progress`, where a local worker tells the sweep's
+    progress bar how far the point has come (`ProgressFile`)."""
     from .simulate import run_to_dir
     from .spec import Spec
 
     spec = Spec.model_validate_json(spec_json)
+    report = ProgressFile(Path(progress)).write if progress else None
     with tempfile.TemporaryDirectory(prefix="dcsim-point-") as tmp:
         out = Path(tmp) / "out"
-        run_to_dir(spec, out, quiet=True)
+        run_to_dir(spec, out, quiet=True, on_progress=report)
         tables = {p.name: p.read_bytes() for p in sorted(out.glob("*.parquet"))}
         return tables, (out / "summary.json").read_text()
 
@@ -156,21 +159,70 @@ def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
     os.replace(tmp, Path(out) / "sweep.json")
 
 
+@dataclass
+class ProgressFile:
+    """How far a running point has come, as a local worker tells the
+    sweep: a small file with "finished total" flows, replaced atomically at
+    most every `every` seconds (a full-scale point runs for many minutes;
+    without this the sweep's bar stood still until it ended)."""
+
+    path: Path
+    every: float = 0.5
+    _last: float = -1e9
+
+    def write(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last < self.every and done < total:
+            return
+        self._last = now
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            tmp.write_text(f"{done} {total}\n")
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # progress is a courtesy: never fail a point over it
+
+    @staticmethod
+    def read(path: Path) -> float:
+        """The fraction of the point's flows finished (0 if unknown)."""
+        try:
+            done, total = map(int, path.read_text().split())
+        except (OSError, ValueError):
+            return 0.0
+        return min(done / total, 1.0) if total > 0 else 0.0
+
+
 class _Bar:
-    """One progress display for the whole sweep, on a terminal only."""
+    """One progress display for the whole sweep, on a terminal only: points
+    finished, plus the finished share of each running point's flows, so the
+    bar and its time estimate move during long points."""
 
     def __init__(self, total: int, done: int, quiet: bool):
         self.bar = None
+        self.finished = done
         if quiet or not sys.stderr.isatty():
             return
         from tqdm import tqdm
 
-        self.bar = tqdm(total=total, initial=done, unit="point", file=sys.stderr, ncols=100, leave=True)
+        self.bar = tqdm(total=total, initial=done, unit="point", file=sys.stderr, ncols=100, leave=True,
+                        bar_format="{l_bar}{bar}| {n:.1f}/{total} [{elapsed}<{remaining}{postfix}]")
+
+    @property
+    def on(self) -> bool:
+        return self.bar is not None
 
     def update(self, n: int, running: int) -> None:
+        """`n` more points finished; `running` are running (shares unknown)."""
+        self.finished += n
+        self.show(running, [])
+
+    def show(self, running: int, shares: list[float]) -> None:
+        """`running` points are running; `shares`: the finished fraction of
+        the flows of those that have said (`ProgressFile`)."""
         if self.bar is not None:
-            self.bar.update(n)
-            self.bar.set_postfix_str(f"{running} running", refresh=True)
+            self.bar.n = self.finished + sum(shares)
+            said = ", ".join(f"{f:.0%}" for f in shares)
+            self.bar.set_postfix_str(f"{running} running" + (f": {said}" if said else ""), refresh=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -294,16 +346,28 @@ def _run_local(todo: list[Point], out: Path, jobs: int, result: SweepResult, bar
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_worker_init,
                                initargs=(os.getpid(),))
     pending: dict[Future, Point] = {}
+    # running points tell the bar how far they are (a dot-directory, which
+    # a later run cleans up if this one is killed: `_clean_stale`)
+    progress = point_dir(out, ".progress") if bar.on else None
+    if progress is not None:
+        progress.mkdir(parents=True, exist_ok=True)
     try:
         for p in todo:
-            pending[pool.submit(simulate_point, p.spec.model_dump_json())] = p
+            path = str(progress / p.key) if progress is not None else None
+            pending[pool.submit(simulate_point, p.spec.model_dump_json(), path)] = p
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=1.0 if progress is not None else None, return_when=FIRST_COMPLETED)
             for f in done:
                 p = pending.pop(f)
                 _finish(p, f.result, out, result, say)
-                bar.update(1, min(jobs, len(pending)))
+                bar.finished += 1
+            # (the pool marks one more point running than it has workers:
+            # the one queued next; it has no progress file yet)
+            files = [progress / p.key for p in pending.values()] if progress is not None else []
+            bar.show(min(jobs, len(pending)), [ProgressFile.read(f) for f in files if f.exists()])
         pool.shutdown()
+        if progress is not None:
+            shutil.rmtree(progress, ignore_errors=True)
     except BaseException:
         # Ctrl-C or a crash: stop the workers now; complete points are safe.
         for proc in list(getattr(pool, "_processes", {}).values()):
