@@ -62,7 +62,7 @@ class DcqcnScheme(DcqcnMarking):
     (`window`). ACKs ride at high priority (the simulator's ACK_HIGH_PRIO
     for DCQCN). The defaults are the simulator's own (`--cc dcqcn`); BFC's
     Table 1 runs a BFC co-author's configuration of it (`BFC_CONFIG_DCQCN`
-    in figures/bfc.py, docs/schemes.md)."""
+    in figures/bfc/table1.py, docs/schemes.md)."""
 
     name: Literal["dcqcn"] = field("dcqcn", "the scheme")
     pmax: float = field(0.2, "marking probability at Kmax", source=HPCC_SIM, gt=0, le=1)
