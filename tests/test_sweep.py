@@ -364,37 +364,71 @@ def test_a_running_point_reports_how_far_it_has_come(tmp_path):
 
     path = tmp_path / "progress"
     simulate_point(Spec.model_validate(BASE).model_dump_json(), str(path))
-    assert path.read_text().split() == ["60", "60"]  # the last report is never throttled away
-    assert ProgressFile.read(path) == 1.0
+    assert ProgressFile.read(path) == 1.0  # the last report is never throttled away
+    # a run stopped by its stop time counts the time simulated
+    stopped = Spec.model_validate({**BASE, "workload": {"flows": 2000, "load": 0.5}, "run": {"stop_time_s": 0.001}})
+    simulate_point(stopped.model_dump_json(), str(tmp_path / "stopped"))
+    assert ProgressFile.read(tmp_path / "stopped") == 1.0
     # what cannot be read counts as not started, and never fails the bar
     path.write_text("garbage")
     assert ProgressFile.read(path) == 0.0
     assert ProgressFile.read(tmp_path / "missing") == 0.0
+    # nor does a report that cannot be written fail the point
+    tables, _ = simulate_point(Spec.model_validate(BASE).model_dump_json(), str(tmp_path / "no" / "dir"))
+    assert "flows.parquet" in tables
     throttled = ProgressFile(tmp_path / "t", every=60.0)
-    throttled.write(1, 10)
-    throttled.write(5, 10)  # within `every` of the last write: skipped
-    assert (tmp_path / "t").read_text().split() == ["1", "10"]
-    throttled.write(10, 10)
-    assert (tmp_path / "t").read_text().split() == ["10", "10"]
+    throttled.write(0.1)
+    throttled.write(0.5)  # within `every` of the last write: skipped
+    assert ProgressFile.read(tmp_path / "t") == pytest.approx(0.1)
+    throttled.write(1.0)
+    assert ProgressFile.read(tmp_path / "t") == 1.0
 
 
-def test_the_sweep_bar_counts_the_running_points_share(tmp_path, monkeypatch):
+def test_the_sweep_bar_adds_the_running_points_shares(tmp_path):
+    import dcsim.runner as runner
+
+    bar = runner._Bar(total=4, done=1, quiet=True)
+
+    class Fake:  # stands in for tqdm: what the bar shows
+        n, postfix = 0.0, ""
+
+        def set_postfix_str(self, s, refresh):
+            self.postfix = s
+
+    bar.bar = Fake()
+    (tmp_path / "a").write_text("0.5\n")
+    bar.show(2, [runner.ProgressFile.read(tmp_path / "a"), runner.ProgressFile.read(tmp_path / "b")])
+    assert bar.bar.n == pytest.approx(1.5) and bar.bar.postfix == "2 running: 50%, 0%"
+    bar.update(1, 1)
+    assert bar.bar.n == 2 and bar.bar.postfix == "1 running"
+
+
+def test_a_sweep_on_a_terminal_hands_its_workers_progress_files(tmp_path, monkeypatch):
     import dcsim.runner as runner
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    shown = []
+    paths, seen = [], []
+    real_submit = runner.ProcessPoolExecutor.submit
+
+    def submit(self, fn, *args):
+        paths.append(args[1])
+        return real_submit(self, fn, *args)
+
+    monkeypatch.setattr(runner.ProcessPoolExecutor, "submit", submit)
     real_show = runner._Bar.show
 
     def show(self, running, shares):
         real_show(self, running, shares)
-        shown.append((self.finished, list(shares), self.bar.n))
+        seen.append(self.bar.n)
 
     monkeypatch.setattr(runner._Bar, "show", show)
     sw = Sweep(name="s", base=BASE, grid={"seed": [1, 2]})
     res = run_sweep(sw, tmp_path / "out", jobs=1)
     assert res.ok and len(res.ran) == 2
-    # the bar's position is the finished points plus the running ones' shares
-    assert all(n == pytest.approx(done + sum(fr)) for done, fr, n in shown)
-    assert all(0.0 <= f <= 1.0 for _, fr, _ in shown for f in fr)
-    assert shown[-1][0] == 2
-    assert not (tmp_path / "out" / "points" / ".progress").exists()
+    # one file per point, in a directory of the run's own under points/,
+    # removed when the sweep ends
+    keys = [p.key for p in res.points]
+    assert [Path(p).name for p in paths] == keys and len({Path(p).parent for p in paths}) == 1
+    assert Path(paths[0]).parent.parent == tmp_path / "out" / "points"
+    assert Path(paths[0]).parent.name.startswith(".") and not Path(paths[0]).parent.exists()
+    assert seen == sorted(seen) and seen[-1] == 2  # never backwards; ends at every point

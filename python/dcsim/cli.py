@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 import typer
 
@@ -30,7 +30,7 @@ def _main(
     """dcsim: datacenter transport simulator."""
 
 
-def fail(msg: str) -> None:
+def fail(msg: str) -> NoReturn:
     """Bad input: one clear line on stderr and exit status 2."""
     print(f"dcsim: error: {msg}", file=sys.stderr)
     raise typer.Exit(2)
@@ -168,7 +168,7 @@ def sweep(
     _sweep_exit(result)
 
 
-def _interrupted(out: Path) -> None:
+def _interrupted(out: Path) -> NoReturn:
     from .runner import load_points
 
     done = 0

@@ -162,34 +162,35 @@ def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
 @dataclass
 class ProgressFile:
     """How far a running point has come, as a local worker tells the
-    sweep: a small file with "finished total" flows, replaced atomically at
-    most every `every` seconds (a full-scale point runs for many minutes;
-    without this the sweep's bar stood still until it ended)."""
+    sweep: a small file holding the share done (0 to 1: of the flows
+    finished, `simulate.run_to_dir`), replaced atomically at most every
+    `every` seconds (a full-scale point runs for many minutes; without this
+    the sweep's bar stood still until it ended)."""
 
     path: Path
     every: float = 0.5
     _last: float = -1e9
 
-    def write(self, done: int, total: int) -> None:
+    def write(self, share: float) -> None:
         now = time.monotonic()
-        if now - self._last < self.every and done < total:
+        if now - self._last < self.every and share < 1.0:
             return
         self._last = now
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            tmp.write_text(f"{done} {total}\n")
+            tmp.write_text(f"{share:.6f}\n")
             os.replace(tmp, self.path)
         except OSError:
             pass  # progress is a courtesy: never fail a point over it
 
     @staticmethod
     def read(path: Path) -> float:
-        """The fraction of the point's flows finished (0 if unknown)."""
+        """The share the point has done (0 if unknown)."""
         try:
-            done, total = map(int, path.read_text().split())
+            share = float(path.read_text())
         except (OSError, ValueError):
             return 0.0
-        return min(done / total, 1.0) if total > 0 else 0.0
+        return min(max(share, 0.0), 1.0)
 
 
 class _Bar:
@@ -314,7 +315,7 @@ def run_sweep(
     )
     if not todo:
         return result
-    bar = _Bar(len(points), len(result.skipped), quiet)
+    bar = _Bar(len(points), len(result.skipped) + len(result.reused), quiet)
     try:
         if scheduler is None:
             _run_local(todo, out, jobs or os.cpu_count() or 1, result, bar, say)
@@ -348,9 +349,7 @@ def _run_local(todo: list[Point], out: Path, jobs: int, result: SweepResult, bar
     pending: dict[Future, Point] = {}
     # running points tell the bar how far they are (a dot-directory, which
     # a later run cleans up if this one is killed: `_clean_stale`)
-    progress = point_dir(out, ".progress") if bar.on else None
-    if progress is not None:
-        progress.mkdir(parents=True, exist_ok=True)
+    progress = _progress_dir(out) if bar.on else None
     try:
         for p in todo:
             path = str(progress / p.key) if progress is not None else None
@@ -366,14 +365,28 @@ def _run_local(todo: list[Point], out: Path, jobs: int, result: SweepResult, bar
             files = [progress / p.key for p in pending.values()] if progress is not None else []
             bar.show(min(jobs, len(pending)), [ProgressFile.read(f) for f in files if f.exists()])
         pool.shutdown()
-        if progress is not None:
-            shutil.rmtree(progress, ignore_errors=True)
     except BaseException:
         # Ctrl-C or a crash: stop the workers now; complete points are safe.
         for proc in list(getattr(pool, "_processes", {}).values()):
             proc.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        if progress is not None:
+            shutil.rmtree(progress, ignore_errors=True)
+
+
+def _progress_dir(out: Path) -> Optional[Path]:
+    """A directory of this run's own for its workers' progress files (a
+    dot-directory under `points/`, which `_clean_stale` removes if the run
+    is killed); None if it cannot be made: the bar then counts finished
+    points only."""
+    points = Path(out) / "points"
+    try:
+        points.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".progress-", dir=points))
+    except OSError:
+        return None
 
 
 def connect(scheduler: Any):

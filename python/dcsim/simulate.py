@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,11 +155,12 @@ class _Samples:
 
 
 def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataFrame], None]] = None,
-             on_progress: Optional[Callable[[int, int], None]] = None) -> Iterator[pd.DataFrame]:
+             on_progress: Optional[Callable[[int, int, float], None]] = None) -> Iterator[pd.DataFrame]:
     """The flow table in batches as flows finish; at the end, the flows
     that started and did not finish (a run stopped by its stop time).
     Samples, if any, go to `on_samples(table name, rows)` as they are taken;
-    `on_progress(flows finished, flows in all)` hears after every slice."""
+    `on_progress(flows finished, flows in all, simulated seconds)` hears
+    after every slice."""
     _, _, total, _ = sim.progress()
     bar = _Progress(total, quiet)
     samples = _Samples(sim) if on_samples else None
@@ -169,7 +169,8 @@ def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataF
             status = sim.run(SLICE_EVENTS)
             bar.update(*_progress_fields(sim))
             if on_progress is not None:
-                on_progress(sim.progress()[1], total)
+                sim_s, done, _, _ = sim.progress()
+                on_progress(done, total, sim_s)
             if samples is not None:
                 for name, rows in samples.drain(sim):
                     if len(rows):
@@ -348,15 +349,16 @@ _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", 
 def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = False,
                on_summary: Optional[Callable[[dict], None]] = None,
                overrides: Optional[dict] = None,
-               on_progress: Optional[Callable[[int, int], None]] = None) -> dict:
+               on_progress: Optional[Callable[[float], None]] = None) -> dict:
     """Run a spec and write ``out/flows.parquet`` and ``out/summary.json``.
 
     Output goes to a temporary directory beside ``out`` and is renamed into
     place only when complete, so ``out`` is never half-written. Flow records
     stream to Parquet as they finish. `overrides` (the command line's
-    ``--set`` and friends) are recorded in the summary; `on_progress(flows
-    finished, flows in all)` is called as the run goes (a sweep's progress
-    bar)."""
+    ``--set`` and friends) are recorded in the summary; `on_progress(share
+    done)` is called as the run goes (a sweep's progress bar), the share
+    being of the flows finished or, with a stop time, of the time simulated
+    if that is more."""
     out = Path(out)
     check_output_dir(out, force=force, replace=True)
     sim = build(spec)  # fails on bad input before anything is written
@@ -369,7 +371,7 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
         stats = _Stats(spec)
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
-            for df in _batches(sim, quiet, sw.write if sw.on else None, on_progress):
+            for df in _batches(sim, quiet, sw.write if sw.on else None, _share(spec, on_progress)):
                 writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -383,6 +385,23 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     if on_summary:
         on_summary(summary)
     return summary
+
+
+def _share(spec: Spec, report: Optional[Callable[[float], None]]) -> Optional[Callable[[int, int, float], None]]:
+    """`report` told the share of a run done: of its flows finished, or of
+    its stop time simulated if that is more (a stopped run never finishes
+    every flow)."""
+    if report is None:
+        return None
+    stop = spec.run.stop_time_s
+
+    def tell(done: int, total: int, sim_s: float) -> None:
+        share = done / total if total > 0 else 0.0
+        if stop:
+            share = max(share, sim_s / stop)
+        report(min(share, 1.0))
+
+    return tell
 
 
 class _SampleWriters:
