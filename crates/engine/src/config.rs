@@ -210,6 +210,18 @@ pub struct QueueConfig {
     pub ecn_threshold_bytes: Option<u64>,
 }
 
+/// How BFC's ports assign flows to queues (`queue/bfc.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assign {
+    /// BFC's dynamic assignment (an empty queue, else a random one).
+    Dynamic,
+    /// A static hash of the flow (stochastic fair queueing).
+    Stochastic,
+    /// Every flow in one queue.
+    Single,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Discipline {
@@ -260,7 +272,7 @@ pub enum Discipline {
     Bfc {
         queues: u16,
         table_size: u32,
-        assign: crate::queue::bfc::Assign,
+        assign: Assign,
         quantum_bytes: u64,
         sticky_ps: u64,
     },
@@ -647,19 +659,6 @@ pub enum Cc {
     /// CUBIC (RFC 8312) as Linux 3.18 runs it (`transport/cubic.rs`): the
     /// window law of losses and echoes; slow start and recovery as Reno's.
     Cubic { c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool },
-}
-
-impl Cc {
-    /// CUBIC's constants, if this is CUBIC.
-    #[inline]
-    pub fn cubic(&self) -> Option<crate::transport::cubic::CubicParams> {
-        match *self {
-            Cc::Cubic { c, beta, fast_convergence, tcp_friendly } => {
-                Some(crate::transport::cubic::CubicParams { c, beta, fast_convergence, tcp_friendly })
-            }
-            _ => None,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

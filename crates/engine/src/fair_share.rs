@@ -188,7 +188,7 @@ mod tests {
             let spec = FlowSpec { id: id as u32, start: 0, src: 0, dst: 0, size: service, deadline_draw: None };
             fs.add(Active::new(spec, service, service), path(p), G10);
         }
-        crate::ideal::FlowLevel::Fair(fs).finish_all()
+        crate::flow_level::FlowLevel::Fair(fs).finish_all()
     }
 
     #[test]

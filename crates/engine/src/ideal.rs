@@ -100,67 +100,6 @@ impl Ideal {
     }
 }
 
-/// The flow-level models the simulation runs instead of packets: one
-/// interface, so the event loop (`Simulation::run_flows`) knows neither.
-pub enum FlowLevel {
-    Srpt(Ideal),
-    Fair(crate::fair_share::FairShare),
-}
-
-impl FlowLevel {
-    pub fn len(&self) -> usize {
-        self.flows().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn flows(&self) -> &[Active] {
-        match self {
-            FlowLevel::Srpt(x) => x.flows(),
-            FlowLevel::Fair(x) => x.flows(),
-        }
-    }
-
-    pub fn next_departure(&self) -> Option<Time> {
-        match self {
-            FlowLevel::Srpt(x) => x.next_departure(),
-            FlowLevel::Fair(x) => x.next_departure(),
-        }
-    }
-
-    pub fn advance(&mut self, elapsed: Time, done: &mut Vec<Active>) {
-        match self {
-            FlowLevel::Srpt(x) => x.advance(elapsed, done),
-            FlowLevel::Fair(x) => x.advance(elapsed, done),
-        }
-    }
-
-    pub fn schedule(&mut self) {
-        match self {
-            FlowLevel::Srpt(x) => x.schedule(),
-            FlowLevel::Fair(x) => x.schedule(),
-        }
-    }
-
-    /// Tests: serve the flows added (all present at time 0) to the end;
-    /// each flow's id and finish time, by id.
-    #[cfg(test)]
-    pub fn finish_all(mut self) -> Vec<(u32, Time)> {
-        self.schedule();
-        let (mut now, mut out, mut done) = (0, vec![], vec![]);
-        while let Some(dt) = self.next_departure() {
-            now += dt;
-            self.advance(dt, &mut done);
-            out.extend(done.drain(..).map(|a| (a.spec.id, now)));
-            self.schedule();
-        }
-        out.sort();
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,7 +114,7 @@ mod tests {
         for &f in flows {
             ideal.add(f);
         }
-        FlowLevel::Srpt(ideal).finish_all()
+        crate::flow_level::FlowLevel::Srpt(ideal).finish_all()
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines:
 //! FIFO, pFabric, strict priority, PFC), `buffer` (a switch's shared buffer
 //! and PFC), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`,
-//! `ideal` and `fair_share` (the flow-level models), `metrics`, `prefetch`,
-//! and `sim`, which owns all state of one run.
+//! `ideal` and `fair_share` (the flow-level models, behind `flow_level`),
+//! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
 
 pub mod backpressure;
 pub mod bitset;
@@ -15,6 +15,7 @@ pub mod buffer;
 pub mod config;
 pub mod event;
 pub mod fair_share;
+pub mod flow_level;
 pub mod ideal;
 pub mod metrics;
 pub mod nic;

@@ -127,6 +127,22 @@ impl Packet {
     }
 }
 
+/// What a switch needs of a packet to forward it: its handle, wire size,
+/// destination and flow. Queues and links carry this, so a switch hop
+/// never reads the packet itself (which has usually waited in a buffer and
+/// is out of cache) unless it marks ECN or its discipline orders by
+/// priority.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hop {
+    pub id: PacketId,
+    pub size: u16,
+    pub dst: u16,
+    /// The packet's flow id (`Packet::flow`): what ECMP hashes at every
+    /// switch. Carried here, it saves reading the packet at every hop of a
+    /// hashed fabric (on 6,144 hosts that read was a fifth of the time).
+    pub flow: u32,
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -28,23 +28,15 @@
 //! until the resume.
 
 use crate::bitset::Bitset;
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::ring::Ring;
 use crate::time::Time;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// How flows are assigned to queues.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Assign {
-    /// BFC's dynamic assignment (an empty queue, else a random one).
-    Dynamic,
-    /// A static hash of the flow (stochastic fair queueing).
-    Stochastic,
-    /// Every flow in one queue.
-    Single,
-}
+/// How flows are assigned to queues (a setting of the discipline: defined
+/// with the configuration, which every module may read).
+pub use crate::config::Assign;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct TableEntry {

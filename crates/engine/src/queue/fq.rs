@@ -8,7 +8,7 @@
 //! of queues, so flows never share one, and nothing pauses.
 
 use super::Entry;
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::ring::Ring;
 use std::collections::{HashMap, VecDeque};
 

@@ -18,7 +18,7 @@ pub mod xpass;
 
 use crate::config::{Discipline, QueueConfig};
 use crate::packet::{Kind, Packet};
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::ring::Ring;
 
 /// What a discipline knows of a buffered packet: its handle, size and

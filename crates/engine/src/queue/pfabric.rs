@@ -17,7 +17,7 @@
 //!   of that packet's flow is sent instead.
 
 use super::{Admit, Entry};
-use crate::port::Hop;
+use crate::packet::Hop;
 
 /// No node: the end of a list, or an empty group.
 const NIL: u32 = u32::MAX;

@@ -19,7 +19,7 @@
 
 use super::Entry;
 use crate::packet::LINK_LOCAL;
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::config::Red;
 use crate::ring::Ring;
 use crate::time::Time;

@@ -25,7 +25,7 @@
 //! to the others, where first come, first served lets one queue take all.
 
 use super::Admit;
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::ring::Ring;
 
 /// What the ECN threshold is compared with.

@@ -12,7 +12,7 @@
 //! A credit is a packet with `flags::CLASS0` (`Entry::class == 0`).
 
 use super::{Admit, Entry};
-use crate::port::Hop;
+use crate::packet::Hop;
 use crate::ring::Ring;
 use crate::time::{Time, PS_PER_S};
 

@@ -26,6 +26,7 @@
 //! trip, and the long-run growth is the TCP-friendly estimate's (tested
 //! below).
 
+use crate::config::Cc;
 use crate::time::{Time, PS_PER_S};
 
 /// CUBIC's constants (RFC 8312 §5; Linux: `bic_scale` 41 gives C = 0.4,
@@ -40,6 +41,19 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// RFC 8312 §4.2: grow at least as fast as the Reno-friendly estimate.
     pub tcp_friendly: bool,
+}
+
+impl CubicParams {
+    /// CUBIC's constants, if the configured congestion control is CUBIC.
+    #[inline]
+    pub fn of(cc: &Cc) -> Option<CubicParams> {
+        match *cc {
+            Cc::Cubic { c, beta, fast_convergence, tcp_friendly } => {
+                Some(CubicParams { c, beta, fast_convergence, tcp_friendly })
+            }
+            _ => None,
+        }
+    }
 }
 
 /// CUBIC's state for one sender. Plain data: the sender calls it at each

@@ -15,7 +15,7 @@
 //! its ACKs as Linux's does (`ack_every`, `delayed_ack.rs`).
 //! Not modeled: SACK reneging, receive windows.
 
-use super::cubic::Cubic;
+use super::cubic::{Cubic, CubicParams};
 use super::delayed_ack::DelayedAck;
 use super::Segment;
 use crate::bitset::Bitset;
@@ -638,7 +638,7 @@ impl TcpSender {
             } else {
                 self.cwnd += 1.0;
             }
-        } else if let Some(p) = cfg.cc.cubic() {
+        } else if let Some(p) = CubicParams::of(&cfg.cc) {
             // Linux 3.18 `tcp_cong_avoid_ai` with the integer `cnt`: the
             // count is tested before it is raised, so +1 every cnt + 1 ACKs
             let cnt = self.cubic.acks_per_increase(now, self.cwnd, &p).floor();
@@ -723,7 +723,7 @@ impl TcpSender {
             Cc::Cubic { .. } => {
                 // (Linux `tcp_init_cwnd_reduction` clears the count)
                 self.ca_acks = 0;
-                self.cubic.reduce(self.cwnd, &cfg.cc.cubic().expect("cubic"))
+                self.cubic.reduce(self.cwnd, &CubicParams::of(&cfg.cc).expect("cubic"))
             }
         };
         self.cwnd = cwnd.max(1.0);
@@ -740,7 +740,7 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, cfg: &TcpConfig) {
         let flight = (self.snd_nxt - self.snd_una) as f64;
-        self.ssthresh = match cfg.cc.cubic() {
+        self.ssthresh = match CubicParams::of(&cfg.cc) {
             // Linux: beta of the window (`bictcp_recalc_ssthresh`)
             Some(p) => {
                 self.ca_acks = 0;
@@ -775,7 +775,7 @@ impl TcpSender {
             self.rto_deadline = None;
             return self.fill(now, out);
         }
-        let cubic = cfg.cc.cubic();
+        let cubic = CubicParams::of(&cfg.cc);
         if let Some(p) = cubic {
             // Linux `tcp_enter_loss`: a new ssthresh from CUBIC only on the
             // first timeout since progress, outside a recovery or an ECN
