@@ -334,7 +334,7 @@ impl Port {
                 q.push(e);
                 (Admit::Queued, false)
             }
-            // data packets are assigned a queue by the switch (`sim.rs`)
+            // data packets are assigned a queue by the switch (`sim/switches.rs`)
             Queue::Bfc(q) => {
                 q.push_control(e.hop);
                 (Admit::Queued, false)

@@ -20,7 +20,7 @@
 //! at the same priority level follow fair scheduling" (deficit round robin
 //! within the class).
 //!
-//! **Backpressure** (§3.3.2) is the switch's (`sim.rs`, with the pause
+//! **Backpressure** (§3.3.2) is the switch's (`sim/switches.rs`, with the pause
 //! counters): this port reports the queue it assigned, the queue's length
 //! before the packet, and the number of active queues (non-empty and not
 //! paused), from which the pause threshold follows. A pause from the

@@ -1,0 +1,345 @@
+//! The hosts' side of the simulation: flows arriving and starting, their
+//! transports' segments put on the NIC (pushed, or pulled by a NIC that
+//! serves its flows round robin), packets delivered to their endpoints,
+//! and the flows' timers.
+
+use super::*;
+
+impl Simulation {
+    pub(super) fn on_flow_arrival(&mut self) {
+        let spec = self.next_flow.take().expect("a flow arrival is scheduled only with a pending flow");
+        self.start_flow(spec);
+        self.pending_arrival();
+    }
+
+    /// Ask the workload for its next flow and schedule its arrival.
+    pub(super) fn pending_arrival(&mut self) {
+        self.next_flow = self.gen.next_flow();
+        if let Some(f) = self.next_flow {
+            if self.cfg.model == Model::Packets {
+                self.cal.schedule(f.start.max(self.now), Event::FlowArrival);
+            }
+        }
+    }
+
+    /// A flow finished: count it, and let a closed-loop workload (incast)
+    /// start what waited for it.
+    pub(super) fn flow_finished(&mut self, now: Time) {
+        self.counters.flows_finished += 1;
+        self.gen.flow_done(now);
+        if self.next_flow.is_none() {
+            self.pending_arrival();
+        }
+    }
+
+    /// A flow's deadline (0: none): its draw after the start, but no sooner
+    /// than `min_factor` times its FCT on the idle network (pFabric §5.4.2).
+    pub(super) fn absolute_deadline(&self, spec: &FlowSpec, ideal: Time) -> Time {
+        let Some(draw) = spec.deadline_draw else { return 0 };
+        let factor = match &self.cfg.workload {
+            crate::config::WorkloadConfig::Generated { deadlines: Some(d), .. } => d.min_factor,
+            _ => 1.0,
+        };
+        spec.start + draw.max((ideal as f64 * factor).ceil() as Time)
+    }
+
+    pub(super) fn start_flow(&mut self, spec: FlowSpec) {
+        let ideal = self.flow_ideal(&spec);
+        let deadline = self.absolute_deadline(&spec, ideal);
+        let t = &self.cfg.transport;
+        let (conn, opened_now) = self.conns.as_mut().map_or((None, false), |c| c.take(spec.src, spec.dst));
+        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now, self.cfg.seed);
+        self.counters.connections_opened += opened_now as u64;
+        let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
+        let slot = self.flows.insert(flow);
+        self.counters.flows_started += 1;
+        self.counters.max_active_flows = self.counters.max_active_flows.max(self.flows.active);
+        let mut segs = std::mem::take(&mut self.segs);
+        let f = self.flows.get(slot, spec.id).expect("just inserted");
+        f.ep.start(self.now, &self.cfg.transport, &mut segs);
+        self.send_segments(slot, spec.id, &mut segs);
+        self.segs = segs;
+        self.nic_wake_flow(slot, spec.id);
+    }
+
+    /// Build and inject the data packets of `segs`, then arm the flow's
+    /// timers.
+    pub(super) fn send_segments(&mut self, slot: u32, id: u32, segs: &mut Vec<Segment>) {
+        let Some(spec) = self.arm_timers(slot, id) else { return };
+        for seg in segs.iter() {
+            let pkt = self.data_packet(slot, id, &spec, seg);
+            if seg.kind == Kind::Data {
+                self.counters.data_pkts += 1;
+                self.inject(spec.src, pkt);
+            } else {
+                self.send_control(&spec, seg.kind, pkt);
+            }
+        }
+        segs.clear();
+    }
+
+    /// A packet of `kind` other than data that an endpoint sends
+    /// (ExpressPass's credits from the receiver; its stops from the sender).
+    #[inline(never)]
+    pub(super) fn send_control(&mut self, spec: &FlowSpec, kind: Kind, mut pkt: Packet) {
+        pkt.kind = kind;
+        let from = if kind.from_receiver() {
+            (pkt.src, pkt.dst) = (pkt.dst, pkt.src);
+            spec.dst
+        } else {
+            spec.src
+        };
+        match kind {
+            Kind::Credit => self.counters.credit_pkts += 1,
+            Kind::Ack => self.counters.ack_pkts += 1,
+            // the sender's: counted with its data (as its credit requests)
+            _ => self.counters.data_pkts += 1,
+        }
+        self.inject(from, pkt);
+    }
+
+    /// The data packet of segment `seg` of flow `id` (in `slot`), sent now.
+    #[inline]
+    pub(super) fn data_packet(&self, slot: u32, id: u32, spec: &FlowSpec, seg: &Segment) -> Packet {
+        Packet {
+            flow: id,
+            slot,
+            seq: seg.seq,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: seg.prio,
+            ts: self.now,
+            src: spec.src as u16,
+            dst: spec.dst as u16,
+            size: seg.size,
+            kind: Kind::Data,
+            flags: seg.flags,
+            ingress: 0,
+        }
+    }
+
+    /// Put the flow's timers in the calendar (those armed and not there
+    /// yet); returns the flow's spec, if the flow is still there.
+    pub(super) fn arm_timers(&mut self, slot: u32, id: u32) -> Option<FlowSpec> {
+        let f = self.flows.get(slot, id)?;
+        for kind in 0..f.ep.timer_kinds() {
+            let bit = 1 << kind;
+            if let (Some(d), 0) = (f.ep.deadline(kind), f.timers_pending & bit) {
+                f.timers_pending |= bit;
+                self.cal.schedule(d, Event::FlowTimer { slot, flow: id, timer: kind });
+            }
+        }
+        Some(f.spec)
+    }
+
+    /// A pulled flow may have a packet to send: into its NIC's round robin
+    /// (unless it is there already, or paced), and the NIC sends if free.
+    pub(super) fn nic_wake_flow(&mut self, slot: u32, id: u32) {
+        if self.nics.is_empty() {
+            return;
+        }
+        let Some(f) = self.flows.get(slot, id) else { return };
+        let host = f.spec.src;
+        if f.nic == NicState::Listed {
+            // a higher rate may have moved its pacing earlier (HPCC's
+            // `ChangeRate` tells the NIC so)
+            let t = f.ep.next_avail().max(self.now);
+            return self.nic_wake_at(host, t);
+        }
+        f.nic = NicState::Listed;
+        self.nics[host as usize].ready.push_back((slot, id));
+        self.nic_pump(host);
+    }
+
+    /// Have the NIC of `host` look at its port and flows at `t`, unless it
+    /// does by then already.
+    pub(super) fn nic_wake_at(&mut self, host: u32, t: Time) {
+        if self.nics[host as usize].wake_at(t) {
+            self.cal.schedule(t, Event::TxDone { port: self.routes.nic(host) });
+        }
+    }
+
+    /// A pulling NIC whose line may be free: send what its port holds
+    /// first, else the next packet of its flows in turn (`nic.rs`).
+    pub(super) fn nic_pump(&mut self, host: u32) {
+        let now = self.now;
+        let port = self.routes.nic(host);
+        let p = &mut self.ports[port as usize];
+        if p.busy_until > now {
+            return self.ensure_wake(port);
+        }
+        let Queue::Pfc(q) = &p.queue else { unreachable!("pulling NICs obey PFC") };
+        if q.has_sendable() {
+            p.busy_until = now;
+            self.catch_up(port, now);
+            return self.ensure_wake(port);
+        }
+        if q.all_paused() {
+            return;
+        }
+        let classes = q.classes();
+        let mut earliest = Time::MAX;
+        for _ in 0..self.nics[host as usize].ready.len() {
+            let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
+            let Some(f) = self.flows.get(slot, id) else { continue };
+            let label_paused = self.nics[host as usize].label_paused && self.bp.as_ref().is_some_and(|b| b.labelled(id));
+            let class_paused = classes > 1 && {
+                let Queue::Pfc(q) = &self.ports[port as usize].queue else { unreachable!("checked") };
+                q.is_paused(traffic_class(id, classes) as usize)
+            };
+            if f.nic_paused || label_paused || class_paused {
+                // BFC paused this flow's NIC queue, or PFC its class: it
+                // waits, in its place
+                self.nics[host as usize].ready.push_back((slot, id));
+                continue;
+            }
+            let retx_before = f.ep.retransmits();
+            match f.ep.poll(now, &self.cfg.transport) {
+                Poll::Send(seg) => {
+                    self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                    self.nics[host as usize].ready.push_back((slot, id));
+                    let spec = self.arm_timers(slot, id).expect("polled");
+                    let mut pkt = self.data_packet(slot, id, &spec, &seg);
+                    if let Some(bp) = &self.bp {
+                        // BFC's upstreamQ: the flow's NIC queue (the one
+                        // of all labelled flows, with IncastLabel)
+                        pkt.prio = if bp.labelled(id) { LABEL_QUEUE } else { slot } as u64;
+                    }
+                    self.counters.data_pkts += 1;
+                    self.counters.host_tx_pkts += 1;
+                    self.counters.host_tx_bytes += pkt.size as u64;
+                    let pid = self.pool.alloc(pkt);
+                    if self.telemetry {
+                        if self.int.len() <= pid as usize {
+                            self.int.resize(pid as usize + 1, IntStack::default());
+                        }
+                        self.int[pid as usize].n = 0;
+                    }
+                    self.ports[port as usize].busy_until = now;
+                    self.transmit_at(port, Hop { id: pid, size: pkt.size, dst: pkt.dst, flow: pkt.flow }, now, false);
+                    return self.ensure_wake(port);
+                }
+                Poll::At(t) => {
+                    earliest = earliest.min(t);
+                    self.nics[host as usize].ready.push_back((slot, id));
+                }
+                Poll::Blocked => f.nic = NicState::Idle,
+            }
+        }
+        if earliest < Time::MAX {
+            self.nic_wake_at(host, earliest);
+        }
+    }
+
+    /// Packet `id` is delivered to `host`. A data packet's pool slot is
+    /// reused for its reply; any other packet leaves the network here.
+    pub(super) fn on_host_receive(&mut self, host: u32, id: PacketId) {
+        let pkt = *self.pool.get(id);
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.size as u64;
+        debug_assert_eq!(host, pkt.dst as u32, "packet delivered to the wrong host");
+        let now = self.now;
+        let Some(f) = self.flows.get(pkt.slot, pkt.flow) else {
+            self.pool.release(id);
+            self.counters.stale_pkts += 1;
+            return;
+        };
+        match pkt.kind {
+            Kind::Data | Kind::CreditStop => {
+                let reply = f.ep.on_data(now, &pkt, &self.cfg.transport);
+                let drives = f.ep.receiver_drives();
+                if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
+                    f.recorded = true;
+                    self.records.push(f.record(now));
+                    self.flow_finished(now);
+                }
+                match reply {
+                    Some(ack) => {
+                        self.counters.ack_pkts += 1;
+                        *self.pool.get_mut(id) = ack;
+                        self.send_from(host, id, ack);
+                    }
+                    None => {
+                        self.pool.release(id);
+                    }
+                }
+                if drives {
+                    self.receiver_acted(pkt.slot, pkt.flow, now);
+                }
+            }
+            Kind::Pause | Kind::Resume => unreachable!("PFC frames end at the port they reach"),
+            Kind::Ack | Kind::Credit => {
+                self.pool.release(id);
+                let mut segs = std::mem::take(&mut self.segs);
+                let retx_before = f.ep.retransmits();
+                let int = self.int.get(id as usize).filter(|_| self.telemetry).copied().unwrap_or_default();
+                f.ep.on_ack(now, &pkt, int.hops(), &self.cfg.transport, &mut segs);
+                self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                if f.ep.sender_done() {
+                    // FctAt::Sender (with Receiver, the receiver completed first)
+                    let record = (!f.recorded).then(|| f.record(now));
+                    if let Some(c) = self.conns.as_mut() {
+                        c.give_back(f.spec.src, f.spec.dst, f.ep.conn());
+                    }
+                    self.flows.remove(pkt.slot);
+                    if let Some(r) = record {
+                        self.records.push(r);
+                        self.flow_finished(now);
+                    }
+                } else {
+                    self.send_segments(pkt.slot, pkt.flow, &mut segs);
+                    self.nic_wake_flow(pkt.slot, pkt.flow);
+                }
+                self.segs = segs;
+            }
+        }
+    }
+
+    /// A receiver that has timers of its own and ends its flow
+    /// (`Transport::receiver_drives`) took a packet: arm its timers; if
+    /// the flow is over, record it (at the end that closes it) and let it go.
+    pub(super) fn receiver_acted(&mut self, slot: u32, id: u32, now: Time) {
+        let Some(_) = self.arm_timers(slot, id) else { return };
+        let f = self.flows.get(slot, id).expect("armed");
+        if !f.ep.sender_done() {
+            return;
+        }
+        let record = (!f.recorded).then(|| f.record(now));
+        self.flows.remove(slot);
+        if let Some(r) = record {
+            self.records.push(r);
+            self.flow_finished(now);
+        }
+    }
+
+    pub(super) fn on_flow_timer(&mut self, slot: u32, id: u32, kind: u8) {
+        let now = self.now;
+        let Some(f) = self.flows.get(slot, id) else { return };
+        let bit = 1 << kind;
+        f.timers_pending &= !bit;
+        match f.ep.deadline(kind) {
+            None => {}
+            Some(d) if d > now => {
+                // Re-armed since this event was scheduled: sleep again.
+                f.timers_pending |= bit;
+                self.cal.schedule(d, Event::FlowTimer { slot, flow: id, timer: kind });
+            }
+            Some(_) => {
+                let mut segs = std::mem::take(&mut self.segs);
+                let (retx_before, timeouts_before) = (f.ep.retransmits(), f.ep.timeouts());
+                f.ep.on_timer(now, kind, &self.cfg.transport, &mut segs);
+                self.counters.timeouts += (f.ep.timeouts() - timeouts_before) as u64;
+                self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
+                if let Some(reply) = f.ep.take_reply(now) {
+                    // a held ACK or a CNP, from the receiver
+                    let host = f.spec.dst;
+                    self.counters.ack_pkts += 1;
+                    self.inject(host, reply);
+                }
+                self.send_segments(slot, id, &mut segs);
+                self.segs = segs;
+                self.nic_wake_flow(slot, id);
+            }
+        }
+    }
+}

@@ -1,0 +1,897 @@
+//! The simulation: all state of one run in one value (no globals), and the
+//! event loop that dispatches on `Event`. Schemes plug in through the port
+//! discipline and the host transport; this module only moves packets:
+//! here, through ports and links; the hosts' side (`hosts.rs`), the
+//! shared-buffer and credit-throttling switches (`switches.rs`) and what a
+//! run reports (`reports.rs`) are `impl Simulation` blocks of their own.
+
+mod hosts;
+mod reports;
+mod switches;
+
+use crate::backpressure::{Backpressure, LABEL_QUEUE};
+use crate::buffer::{SharedBuffers, Signal};
+use crate::config::{Config, FctAt, Model, SamplePorts};
+use crate::fair_share::{FairShare, Path, MAX_HOPS};
+use crate::flow_level::FlowLevel;
+use crate::ideal::{Active, Ideal};
+use std::collections::{HashMap, VecDeque};
+use crate::event::{slot_bits_for, Calendar, Event};
+use crate::nic::{Nic, NicState};
+use crate::metrics::{
+    BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
+    QueueingDelay, UnfinishedRecord,
+};
+use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
+use crate::port::{Hop, Port, Transmitted};
+use crate::queue::{Entry, Queue};
+use crate::routing::Routes;
+use crate::time::{serialization, Time};
+use crate::topology::Network;
+use crate::transport::{Conn, IntHop, IntStack, Poll, Segment, Transport};
+use crate::workload::{traffic_class, FlowGen, FlowSpec};
+
+/// State of one active flow: both endpoints live in the same slot.
+struct Flow {
+    spec: FlowSpec,
+    ideal: Time,
+    /// Absolute deadline (0: none).
+    deadline: Time,
+    ep: Transport,
+    recorded: bool,
+    /// Timer kinds with an entry in the calendar (one bit each).
+    timers_pending: u8,
+    /// A pulled flow's place with its NIC, and whether BFC has paused
+    /// its NIC queue.
+    nic: NicState,
+    nic_paused: bool,
+}
+
+impl Flow {
+    fn record(&self, finish: Time) -> FlowRecord {
+        FlowRecord {
+            id: self.spec.id,
+            src: self.spec.src,
+            dst: self.spec.dst,
+            size: self.spec.size,
+            start: self.spec.start,
+            finish,
+            ideal: self.ideal,
+            retx: self.ep.retransmits(),
+            timeouts: self.ep.timeouts(),
+            deadline: self.deadline,
+        }
+    }
+}
+
+/// Connections that flows reuse, per ordered host pair (the pFabric and
+/// PIAS ns-2 scripts' agent pools): the idle ones, in the order they went
+/// idle. A pair starts with `connections_per_pair` new connections, open
+/// before any flow; a flow takes the one idle longest, or opens another if
+/// all are busy, and gives it back when its sender is done. So a flow never
+/// waits for another (but one that opens a connection may handshake).
+struct ConnPools {
+    per_pair: u32,
+    idle: HashMap<u64, VecDeque<Option<Conn>>>,
+}
+
+impl ConnPools {
+    /// The connection for a new flow of `src` to `dst`: what a reused one
+    /// kept (None: a new one), and whether it is opened now.
+    fn take(&mut self, src: u32, dst: u32) -> (Option<Conn>, bool) {
+        let n = self.per_pair as usize;
+        let pool = self.idle.entry((src as u64) << 32 | dst as u64).or_insert_with(|| vec![None; n].into());
+        match pool.pop_front() {
+            Some(conn) => (conn, false),
+            None => (None, true),
+        }
+    }
+
+    fn give_back(&mut self, src: u32, dst: u32, conn: Conn) {
+        self.idle.get_mut(&((src as u64) << 32 | dst as u64)).expect("taken from this pool").push_back(Some(conn));
+    }
+}
+
+/// Active flows in a slab: slots are reused, so memory follows the number
+/// of active flows, not the total.
+#[derive(Default)]
+struct FlowTable {
+    slots: Vec<Option<Flow>>,
+    free: Vec<u32>,
+    active: u64,
+}
+
+impl FlowTable {
+    fn insert(&mut self, f: Flow) -> u32 {
+        self.active += 1;
+        match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(f);
+                s
+            }
+            None => {
+                self.slots.push(Some(f));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The flow in `slot` if it is still flow `id`.
+    #[inline]
+    fn get(&mut self, slot: u32, id: u32) -> Option<&mut Flow> {
+        match self.slots.get_mut(slot as usize) {
+            Some(Some(f)) if f.spec.id == id => Some(f),
+            _ => None,
+        }
+    }
+
+    fn remove(&mut self, slot: u32) {
+        self.slots[slot as usize] = None;
+        self.free.push(slot);
+        self.active -= 1;
+    }
+}
+
+/// The longest base RTT from host 0 to any host: both ways' propagation
+/// plus one `payload`'s serialization per hop of the way there (the HPCC
+/// simulator's `maxRtt`; its fabrics are symmetric, as dcsim's are).
+fn longest_rtt(net: &Network, routes: &Routes, payload: u64) -> Time {
+    (1..net.hosts)
+        .map(|dst| {
+            let (mut node, mut t) = (0u32, 0);
+            while node != dst {
+                let l = &net.links[routes.group(node, dst)[0] as usize];
+                t += 2 * l.delay_ps + serialization(payload, l.rate_bps);
+                node = l.peer;
+            }
+            t
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Why `run` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The event budget of this call ran out; call `run` again.
+    Running,
+    /// Every flow finished.
+    Done,
+    /// The stop time was reached with flows unfinished.
+    Stopped,
+    /// No event left but flows unfinished (should not happen).
+    Stalled,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    net: Network,
+    routes: Routes,
+    ports: Vec<Port>,
+    /// What each port has sent, by port index (dense: `port::Transmitted`).
+    tx: Vec<Transmitted>,
+    pool: Pool,
+    cal: Calendar,
+    now: Time,
+    gen: FlowGen,
+    next_flow: Option<FlowSpec>,
+    flows: FlowTable,
+    records: Vec<FlowRecord>,
+    counters: Counters,
+    segs: Vec<Segment>,
+    status: Status,
+    /// Every port is a FIFO on the fast path (one predictable test per
+    /// packet instead of a look at the port's discipline).
+    all_fifo_fast: bool,
+    conns: Option<ConnPools>,
+    /// The flow-level model (`Model::Ideal`, `Model::IdealFq`), and the rate of the
+    /// link into each host.
+    flow_level: FlowLevel,
+    downlink: Vec<u64>,
+    done: Vec<Active>,
+    /// Losses by priority at the ports that choose by priority, and where
+    /// each port is (`metrics::PLACES`).
+    prio_losses: PrioLosses,
+    place: Vec<u8>,
+    /// The ports the sampler records, and its records.
+    sampled: Vec<u32>,
+    samples: Vec<QueueSample>,
+    flow_samples: Vec<FlowSample>,
+    /// The switches' shared buffers and PFC, when they have them.
+    buffers: Option<SharedBuffers>,
+    buffer_samples: Vec<BufferSample>,
+    /// Some port obeys pauses, PFC's or BFC's (so pause frames and shared
+    /// buffers may exist): one predictable test per packet-hop when none
+    /// does.
+    has_pfc: bool,
+    /// The transport's data is pulled by the NICs (`nic.rs`): each host's
+    /// round robin, and the host of each NIC port.
+    nics: Vec<Nic>,
+    nic_host: Vec<u32>,
+    /// In-band telemetry by packet id (HPCC; empty otherwise).
+    int: Vec<IntStack>,
+    telemetry: bool,
+    /// BFC's pause counters, when the switch ports are BFC's.
+    bp: Option<Backpressure>,
+    /// Data packets' queueing delays at switches (`queueing_delay`).
+    delays: Option<QueueingDelay>,
+}
+
+/// `Packet::seq` of a PFC frame, which pauses one priority (traffic
+/// class) of the port, named in `sack_lo`: all its data with one class.
+/// BFC's frames name a queue there instead.
+const PFC_CLASS: u32 = u32::MAX;
+
+/// A port of a switch of BFC's generation: its queue takes part in PFC or
+/// BFC's backpressure, or (ideal fair queueing) only in the shared buffer.
+/// Such ports go through `offer_pfc` and make their departures at events
+/// of their own.
+#[inline]
+fn shared_buffer_kind(q: &Queue) -> bool {
+    matches!(q, Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_))
+}
+
+/// Bytes on the wire of a PFC frame: a minimum-size Ethernet frame.
+pub const PFC_FRAME_BYTES: u16 = 64;
+
+/// `Packet::ingress` of a packet the switch's shared buffer does not count
+/// (control frames, ACKs at high priority, anything at a host).
+const NOT_COUNTED: u32 = u32::MAX;
+
+impl Simulation {
+    pub fn new(cfg: Config) -> Result<Simulation, String> {
+        let t = &cfg.transport;
+        if t.mss_bytes() == 0 || t.mss_bytes() + t.header_bytes() > u16::MAX as u32 || t.ack_bytes() == 0 {
+            return Err("mss_bytes + header_bytes must be in 1..65535 and ack_bytes > 0".into());
+        }
+        let net = Network::build(&cfg.topology)?;
+        if net.hosts > u16::MAX as u32 {
+            return Err(format!("at most 65535 hosts are supported, got {}", net.hosts));
+        }
+        let mut routes = Routes::build(&net, cfg.routing.load_balancing, cfg.seed);
+        if cfg.routing.symmetric {
+            routes = routes.symmetric(&net);
+        }
+        let mut cfg = cfg;
+        if let crate::config::TransportConfig::Rdma(r) = &mut cfg.transport {
+            // T and W as the HPCC simulator takes them: the longest base
+            // RTT in the network (two ways' propagation and one payload's
+            // serialization per hop), and T at the line rate (`maxBdp`,
+            // the window of HPCC and of DCTCP)
+            let bdp = |t: Time| (t as u128 * r.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
+            match &mut r.cc {
+                crate::config::RdmaCc::Hpcc(h) => {
+                    let t = *h.base_rtt_ps.get_or_insert(longest_rtt(&net, &routes, r.mss_bytes as u64));
+                    let w = *h.window_bytes.get_or_insert(bdp(t));
+                    r.window_bytes.get_or_insert(w);
+                }
+                crate::config::RdmaCc::Delay(d) => {
+                    let t = *d.base_rtt_ps.get_or_insert(longest_rtt(&net, &routes, r.mss_bytes as u64));
+                    r.window_bytes.get_or_insert(bdp(t));
+                }
+                crate::config::RdmaCc::Dctcp(_) => r.window_bdp = true,
+                _ => {}
+            }
+            if r.window_bdp {
+                r.window_bytes.get_or_insert(bdp(longest_rtt(&net, &routes, r.mss_bytes as u64)));
+            }
+        }
+        let ports: Vec<Port> = net
+            .links
+            .iter()
+            .map(|l| {
+                let q = if net.is_host(l.node) {
+                    &cfg.port.host
+                } else if net.nodes[l.node as usize].tier >= 2 {
+                    cfg.port.upper_tiers.as_ref().unwrap_or(&cfg.port.switch)
+                } else {
+                    &cfg.port.switch
+                };
+                let mut p = Port::new(l.rate_bps, l.delay_ps, l.peer, q);
+                if net.is_host(l.peer) {
+                    p.set_arrival_extra(cfg.host_delay_ps);
+                }
+                p
+            })
+            .collect();
+        let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
+        debug_assert!(net.links.iter().enumerate().all(|(i, l)| net.links[i ^ 1].node == l.peer), "ports come in pairs");
+        let mut ports = ports;
+        let classes = cfg.traffic_classes.max(1);
+        if classes > 8 {
+            return Err(format!("at most 8 traffic classes (PFC's priorities), got {classes}"));
+        }
+        for (i, p) in ports.iter_mut().enumerate() {
+            let seed = crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64);
+            match &mut p.queue {
+                Queue::Pfc(q) => {
+                    q.seed(seed);
+                    q.set_classes(classes, cfg.class_scheduling == crate::config::ClassScheduling::RoundRobin);
+                }
+                Queue::Bfc(q) => {
+                    q.seed(seed);
+                    q.set_classes(classes)?;
+                }
+                _ if classes > 1 => {
+                    return Err("traffic classes need the pfc or bfc discipline on every port".into());
+                }
+                _ => {}
+            }
+        }
+        for p in ports.iter_mut() {
+            let fast = cfg.port.fifo_fast_path && p.queue.is_fifo();
+            // ExpressPass's ports look at their queues at their own timers
+            p.lazy = !fast && !shared_buffer_kind(&p.queue) && !matches!(p.queue, Queue::Xpass(_));
+        }
+        let has_pfc = ports.iter().any(|p| shared_buffer_kind(&p.queue));
+        let bp = match &cfg.bfc {
+            None => None,
+            Some(b) => {
+                if !ports.iter().zip(&net.links).all(|(p, l)| net.is_host(l.node) || matches!(p.queue, Queue::Bfc(_))) {
+                    return Err("BFC's backpressure needs the bfc discipline on every switch port".into());
+                }
+                // one hop's bandwidth-delay product per port: HRTT, the
+                // longest round trip over the switch's links, at the rate
+                let bdp = net
+                    .links
+                    .iter()
+                    .map(|l| {
+                        let hrtt = b.hrtt_ps.unwrap_or_else(|| {
+                            2 * net.nodes[l.node as usize].ports.iter().map(|&q| net.links[q as usize].delay_ps).max().unwrap_or(0)
+                        });
+                        (hrtt as u128 * l.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64
+                    })
+                    .collect();
+                if !(b.sample > 0.0 && b.sample <= 1.0) {
+                    return Err(format!("bfc.sample must be in (0, 1], got {}", b.sample));
+                }
+                let mut bp = Backpressure::new(bdp, b.pause_threshold_bytes);
+                bp.nic_pauses = b.nic_pauses;
+                bp.sample = b.sample;
+                bp.label(&b.labelled_flows);
+                Some(bp)
+            }
+        };
+        let pulled = cfg.transport.pulled();
+        let telemetry = cfg.transport.telemetry();
+        if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
+            return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
+        }
+        if cfg.queueing_delay && cfg.shared_buffer.is_none() {
+            return Err("queueing delays are kept at switches with a shared buffer: set shared_buffer".into());
+        }
+        let delays = cfg.queueing_delay.then(QueueingDelay::default);
+        if telemetry && cfg.shared_buffer.is_none() {
+            return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
+        }
+        let nics: Vec<Nic> = if pulled { (0..net.hosts).map(|_| Nic::default()).collect() } else { vec![] };
+        let nic_host: Vec<u32> = if pulled {
+            net.links.iter().map(|l| if net.is_host(l.node) { l.node } else { u32::MAX }).collect()
+        } else {
+            vec![]
+        };
+        let buffers = match &cfg.shared_buffer {
+            None => None,
+            Some(b) => {
+                let pfc_ports = |host: bool| {
+                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| shared_buffer_kind(&p.queue))
+                };
+                if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
+                    return Err("a shared buffer needs the pfc, bfc or fq discipline on every switch port (and, with PFC, on every host NIC)".into());
+                }
+                Some(SharedBuffers::new(b, &net, classes)?)
+            }
+        };
+        if buffers.is_none()
+            && ports.iter().zip(&net.links).any(|(p, l)| !net.is_host(l.node) && matches!(p.queue, Queue::Bfc(_) | Queue::Fq(_)))
+        {
+            // their flow tables and queues are released as packets leave a
+            // switch's buffer
+            return Err("the bfc and fq disciplines need a shared buffer: set shared_buffer".into());
+        }
+        // strict-priority ports count their losses by class
+        let by_class = ports.iter().any(|p| matches!(p.queue, crate::queue::Queue::Prio(_)));
+        let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
+        let cfg_conns = cfg.transport.connections_per_pair();
+        let place: Vec<u8> = net
+            .links
+            .iter()
+            .map(|l| if net.is_host(l.node) { 0 } else if net.is_host(l.peer) { 1 } else { 2 })
+            .collect();
+        let flow_level = match cfg.model {
+            Model::IdealFq => FlowLevel::Fair(FairShare::new(&ports.iter().map(|p| p.rate_bps).collect::<Vec<_>>())),
+            _ => FlowLevel::Srpt(Ideal::new(net.hosts)),
+        };
+        let mut downlink = vec![0; net.hosts as usize];
+        for (p, l) in ports.iter().zip(&net.links) {
+            if net.is_host(l.peer) {
+                downlink[l.peer as usize] = p.rate_bps;
+            }
+        }
+        // The calendar's wheel spans the longest hop (a full packet's
+        // serialization, propagation and host delay): where packet events land.
+        let mtu = (cfg.transport.mss_bytes() + cfg.transport.header_bytes()) as u64;
+        let hop = ports.iter().map(|p| p.serialization(mtu) + p.fixed_ps()).max();
+        let total_rate = ports.iter().map(|p| p.rate_bps).sum();
+        let mut cal = Calendar::with_horizon(hop.unwrap_or(0), slot_bits_for(total_rate, mtu));
+        let next_flow = gen.next_flow();
+        if let Some(f) = next_flow {
+            cal.schedule(f.start, Event::FlowArrival);
+        }
+        let sampled: Vec<u32> = match &cfg.sampler {
+            None => vec![],
+            Some(q) => {
+                if q.interval_ps == 0 {
+                    return Err("the sampler's interval must be positive".into());
+                }
+                cal.schedule(0, Event::Sample);
+                (0..ports.len() as u32)
+                    .filter(|&i| {
+                        let l = &net.links[i as usize];
+                        match q.ports {
+                            None => false,
+                            Some(SamplePorts::All) => true,
+                            Some(SamplePorts::HostNics) => net.is_host(l.node),
+                            Some(SamplePorts::ToHosts) => net.is_host(l.peer),
+                            Some(SamplePorts::Switches) => !net.is_host(l.node),
+                        }
+                    })
+                    .collect()
+            }
+        };
+        Ok(Simulation {
+            cfg,
+            net,
+            routes,
+            tx: vec![Transmitted::default(); ports.len()],
+            ports,
+            pool: Pool::default(),
+            cal,
+            now: 0,
+            gen,
+            next_flow,
+            flows: FlowTable::default(),
+            records: Vec::new(),
+            counters: Counters::default(),
+            segs: Vec::with_capacity(64),
+            status: Status::Running,
+            all_fifo_fast,
+            conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
+            flow_level,
+            downlink,
+            done: Vec::new(),
+            prio_losses: PrioLosses { by_class, ..PrioLosses::default() },
+            place,
+            sampled,
+            samples: Vec::new(),
+            flow_samples: Vec::new(),
+            has_pfc,
+            nics,
+            nic_host,
+            int: Vec::new(),
+            telemetry,
+            bp,
+            delays,
+            buffers,
+            buffer_samples: Vec::new(),
+        })
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn total_flows(&self) -> u64 {
+        self.gen.total
+    }
+    pub fn active_flows(&self) -> u64 {
+        self.flows.active
+    }
+    pub fn status(&self) -> Status {
+        self.status
+    }
+    pub fn hosts(&self) -> u32 {
+        self.net.hosts
+    }
+
+    /// Run at most `max_events` events.
+    pub fn run(&mut self, max_events: u64) -> Status {
+        if self.status != Status::Running {
+            return self.status;
+        }
+        if self.cfg.model != Model::Packets {
+            return self.run_flows(max_events);
+        }
+        let status = self.run_packets(max_events);
+        // what the caller reads next (counters, queues) is as of now
+        self.catch_up_all();
+        status
+    }
+
+    fn run_packets(&mut self, max_events: u64) -> Status {
+        let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
+        let total = self.gen.total;
+        for _ in 0..max_events {
+            if self.counters.flows_finished == total {
+                self.status = Status::Done;
+                return self.status;
+            }
+            let Some((t, ev)) = self.cal.pop_until(stop) else {
+                if self.cal.is_empty() {
+                    self.status = Status::Stalled;
+                } else {
+                    self.now = stop;
+                    self.status = Status::Stopped;
+                }
+                return self.status;
+            };
+            debug_assert!(t >= self.now, "time went backwards");
+            self.now = t;
+            self.counters.events += 1;
+            if let Some(next) = self.cal.peek_port() {
+                // The next event's port and the head of its link, asked for
+                // while this event runs (memory latency, not work, is most
+                // of a packet-hop: docs/performance.md).
+                if let Some(p) = self.ports.get(next as usize) {
+                    p.wire.prefetch_front();
+                }
+            }
+            match ev {
+                Event::LinkArrival { port } => self.on_link_arrival(port),
+                Event::TxDone { port } => self.on_tx_done(port),
+                Event::FlowArrival => self.on_flow_arrival(),
+                Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
+                Event::PortTimer { port, .. } => self.on_port_timer(port),
+                Event::Sample => self.on_sample(),
+            }
+        }
+        if self.counters.flows_finished == self.gen.total {
+            self.status = Status::Done;
+        }
+        self.status
+    }
+
+    /// A flow-level model: between one arrival or departure and the next,
+    /// the flows are served at their rates; at each, the schedule is
+    /// recomputed (`ideal.rs`, `fair_share.rs`).
+    fn run_flows(&mut self, max_events: u64) -> Status {
+        let stop = self.cfg.stop_time_ps.unwrap_or(Time::MAX);
+        for _ in 0..max_events {
+            if self.counters.flows_finished == self.gen.total {
+                self.status = Status::Done;
+                return self.status;
+            }
+            let arrival = self.next_flow.map(|f| f.start.max(self.now));
+            let departure = self.flow_level.next_departure().map(|dt| self.now + dt);
+            let Some(t) = arrival.into_iter().chain(departure).min() else {
+                self.status = Status::Stalled;
+                return self.status;
+            };
+            if t > stop {
+                let mut done = std::mem::take(&mut self.done);
+                self.flow_level.advance(stop - self.now, &mut done);
+                debug_assert!(done.is_empty(), "no departure before the next event");
+                self.now = stop;
+                self.status = Status::Stopped;
+                return self.status;
+            }
+            let mut done = std::mem::take(&mut self.done);
+            self.flow_level.advance(t - self.now, &mut done);
+            self.now = t;
+            self.counters.events += 1;
+            done.sort_unstable_by_key(|a| a.spec.id);
+            for a in done.drain(..) {
+                self.records.push(FlowRecord {
+                    id: a.spec.id,
+                    src: a.spec.src,
+                    dst: a.spec.dst,
+                    size: a.spec.size,
+                    start: a.spec.start,
+                    finish: t + a.extra,
+                    ideal: a.ideal,
+                    retx: 0,
+                    timeouts: 0,
+                    deadline: self.absolute_deadline(&a.spec, a.ideal),
+                });
+                self.flow_finished(t);
+            }
+            self.done = done;
+            while let Some(f) = self.next_flow.filter(|f| f.start <= t) {
+                let ideal = self.flow_ideal(&f);
+                let rate = self.ports[self.routes.nic(f.src) as usize].rate_bps.min(self.downlink[f.dst as usize]);
+                let t = &self.cfg.transport;
+                let wire = f.size + f.size.div_ceil(t.mss_bytes() as u64) * t.header_bytes() as u64;
+                let a = Active::new(f, serialization(wire, rate), ideal);
+                match &mut self.flow_level {
+                    FlowLevel::Srpt(x) => x.add(a),
+                    FlowLevel::Fair(_) => {
+                        let path = self.path_of(&f);
+                        if let FlowLevel::Fair(x) = &mut self.flow_level {
+                            x.add(a, path, rate);
+                        }
+                    }
+                }
+                self.counters.flows_started += 1;
+                self.next_flow = self.gen.next_flow();
+            }
+            self.counters.max_active_flows = self.counters.max_active_flows.max(self.flow_level.len() as u64);
+            self.flow_level.schedule();
+        }
+        if self.counters.flows_finished == self.gen.total {
+            self.status = Status::Done;
+        }
+        self.status
+    }
+
+    /// Run to the end.
+    pub fn run_to_end(&mut self) -> Status {
+        while self.run(1 << 20) == Status::Running {}
+        self.status
+    }
+
+    /// The output ports a flow's packets would leave by, its NIC first
+    /// (with ECMP the flow's hash picks the same next hops as its packets').
+    fn path_of(&mut self, f: &FlowSpec) -> Path {
+        let mut p = Path::default();
+        let mut port = self.routes.nic(f.src);
+        loop {
+            assert!((p.len as usize) < MAX_HOPS, "a path longer than {MAX_HOPS} links");
+            p.ports[p.len as usize] = port;
+            p.len += 1;
+            let node = self.ports[port as usize].peer;
+            if node == f.dst {
+                return p;
+            }
+            port = self.routes.next_port(node, f.dst, f.id);
+        }
+    }
+
+    // ---- packets through ports -------------------------------------------
+
+    /// Packet `hop` arrives at `node` by the link of port `via`.
+    #[inline(always)]
+    fn on_arrive(&mut self, node: u32, hop: Hop, via: u32) {
+        if self.has_pfc {
+            if hop.dst == LINK_LOCAL {
+                return self.on_pfc_frame(via ^ 1, hop.id);
+            }
+            if self.buffers.is_some() {
+                // the switch's own port on the arrival link: its ingress
+                self.pool.get_mut(hop.id).ingress = via ^ 1;
+            }
+        }
+        if self.net.is_host(node) {
+            self.on_host_receive(node, hop.id);
+        } else {
+            let port = self.routes.next_port(node, hop.dst as u32, hop.flow);
+            self.offer(port, hop);
+        }
+    }
+
+    /// A packet reaches an output port: send it now if the port is idle,
+    /// else buffer it (or drop it) and make sure it will be sent.
+    #[inline(always)]
+    fn offer(&mut self, port: u32, hop: Hop) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if self.all_fifo_fast || (self.cfg.port.fifo_fast_path && p.queue.is_fifo()) {
+            // FIFO: the packet leaves when the packets ahead of it are done.
+            let start = p.busy_until.max(now);
+            match p.admit_fifo(now, start, hop.size) {
+                Err(_) => return self.drop_packet(hop.id),
+                Ok(true) => p.mark(self.pool.get_mut(hop.id)),
+                Ok(false) => {}
+            }
+            self.transmit_at(port, hop, start, start > now);
+            return;
+        }
+        match p.queue {
+            Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_) => return self.offer_pfc(port, hop),
+            Queue::Xpass(_) => return self.offer_xpass(port, hop),
+            _ => {}
+        }
+        self.catch_up(port, now);
+        let entry = Entry::of(hop, self.pool.get(hop.id));
+        let place = self.place[port as usize] as usize;
+        let bucket = self.prio_losses.bucket(entry.prio);
+        self.prio_losses.arrivals[place][bucket] += 1;
+        let p = &mut self.ports[port as usize];
+        // (The general path counts queued bytes exactly: empty is zero.)
+        debug_assert_eq!(p.bytes == 0, p.is_empty());
+        if p.busy_until <= now && p.bytes == 0 {
+            self.transmit_at(port, hop, now, false);
+            return;
+        }
+        match p.enqueue(entry) {
+            Err(_) => {
+                self.prio_losses.drops[place][bucket] += 1;
+                return self.drop_packet(hop.id);
+            }
+            Ok((mark, evicted)) => {
+                if mark {
+                    p.mark(self.pool.get_mut(hop.id));
+                }
+                if let Some(victim) = evicted {
+                    let prio = self.pool.get(victim.id).prio;
+                    let b = self.prio_losses.bucket(prio);
+                    self.prio_losses.drops[place][b] += 1;
+                    self.drop_packet(victim.id);
+                }
+            }
+        }
+        self.ensure_wake(port);
+    }
+
+    /// Losses by priority at the ports that choose by priority.
+    pub fn prio_losses(&self) -> &PrioLosses {
+        &self.prio_losses
+    }
+
+    /// General path: make the departures of port `port` that were due by
+    /// `upto`, in order, each the packet the discipline chooses when the
+    /// serializer frees up. The queue cannot have changed since the last
+    /// arrival (this runs before each), so a departure decided late is the
+    /// one decided on time.
+    #[inline(always)]
+    fn catch_up(&mut self, port: u32, upto: Time) {
+        // Usually nothing is due, or nothing is queued (the general path
+        // counts queued bytes exactly; half of the calls at pFabric's
+        // ports): decided here, from the port's first line, without a call.
+        let p = &self.ports[port as usize];
+        if p.busy_until <= upto && p.bytes > 0 {
+            self.catch_up_due(port, upto);
+        }
+    }
+
+    #[inline(never)]
+    fn catch_up_due(&mut self, port: u32, upto: Time) {
+        loop {
+            let p = &mut self.ports[port as usize];
+            let start = p.busy_until;
+            if start > upto || p.bytes == 0 {
+                return;
+            }
+            let Some(hop) = p.dequeue() else { return };
+            if self.buffers.is_some() {
+                self.release(port, hop.id);
+                if let Some(d) = &mut self.delays {
+                    d.leave(hop.id, start, self.net.nodes[self.net.links[port as usize].node as usize].tier);
+                }
+            }
+            self.transmit_at(port, hop, start, false);
+        }
+    }
+
+    /// General path: a port with a backlog needs a `TxDone` event by the
+    /// time its next packet would reach the far end, in case no arrival
+    /// makes its departures first (see `on_tx_done`).
+    #[inline]
+    fn ensure_wake(&mut self, port: u32) {
+        if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
+            let p = &self.ports[port as usize];
+            if p.queue.has_sendable() || !self.nics[host as usize].ready.is_empty() {
+                self.nic_wake_at(host, p.busy_until.max(self.now));
+            }
+            return;
+        }
+        let p = &mut self.ports[port as usize];
+        // A lazy port needs no event: see `on_link_arrival`. A port that
+        // obeys PFC decides each departure on time: its buffer accounting
+        // (and the pauses it may trigger) and a pause's effect depend on
+        // when packets leave.
+        if !p.lazy && !p.wake_pending && p.queue.has_sendable() {
+            p.wake_pending = true;
+            self.cal.schedule(p.busy_until, Event::TxDone { port });
+        }
+    }
+
+    fn drop_packet(&mut self, id: PacketId) {
+        let pkt = self.pool.release(id);
+        self.counters.dropped_pkts += 1;
+        self.counters.dropped_bytes += pkt.size as u64;
+        if pkt.kind == Kind::Data && self.cfg.transport.perfect_retransmit() {
+            // idealized retransmission: the sender knows at once
+            if let Some(f) = self.flows.get(pkt.slot, pkt.flow) {
+                f.ep.lost(pkt.seq);
+                self.nic_wake_flow(pkt.slot, pkt.flow);
+            }
+        }
+    }
+
+    /// Serialize a packet from `start` (now, or when the port frees up) and
+    /// put it on the link.
+    #[inline(always)]
+    fn transmit_at(&mut self, port: u32, hop: Hop, start: Time, buffered: bool) {
+        self.counters.packet_hops += 1;
+        let (arrival, was_idle) = self.ports[port as usize].transmit(hop, start, buffered);
+        if let Some(t) = self.tx.get_mut(port as usize) {
+            t.add(hop.size);
+        }
+        debug_assert!(arrival >= self.now, "a departure made too late for its arrival");
+        if was_idle {
+            self.cal.schedule(arrival, Event::LinkArrival { port });
+        }
+    }
+
+    /// The head packet of port `port`'s link reaches the far end.
+    ///
+    /// A lazy port (one that chooses its next packet when its serializer
+    /// frees up, and obeys no pauses) makes its departures here and at its
+    /// own arrivals (`offer`), never at an event of its own. That is in
+    /// time: a departure starting at `busy_until` reaches the far end no
+    /// sooner than `busy_until + fixed_ps`, and while the port has a
+    /// backlog its link carries the packet being serialized, which arrives
+    /// at exactly that time, so this runs by then. It is also the departure
+    /// decided on time: every arrival at the port first makes the
+    /// departures due (`catch_up`), so the queue has not changed since
+    /// `busy_until`.
+    #[inline(always)]
+    fn on_link_arrival(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let w = p.pop_wire().expect("a link arrival is scheduled only for a non-empty link");
+        let node = p.peer;
+        // (`bytes` counts a lazy port's queue exactly and is in the line
+        // just read; `lazy` is not.)
+        let due = !self.all_fifo_fast && p.busy_until <= self.now && p.bytes > 0 && p.lazy;
+        if let Some(next) = p.wire.front() {
+            self.cal.schedule(next.arrival, Event::LinkArrival { port });
+            if !self.all_fifo_fast || self.net.is_host(node) {
+                // A host reads that packet when it arrives, and so does a
+                // switch whose ports choose by priority; it has waited in
+                // buffers and is out of cache.
+                self.pool.prefetch(next.hop.id);
+            }
+        }
+        if due {
+            self.catch_up(port, self.now);
+        }
+        self.on_arrive(node, w.hop, port);
+    }
+
+    /// A port that obeys pauses makes each departure when its serializer
+    /// frees up; a pulling NIC wakes here to send.
+    fn on_tx_done(&mut self, port: u32) {
+        if let Some(&host) = self.nic_host.get(port as usize).filter(|&&h| h != u32::MAX) {
+            // a pulling NIC's wake-up
+            self.nics[host as usize].woken(self.now);
+            return self.nic_pump(host);
+        }
+        self.ports[port as usize].wake_pending = false;
+        self.catch_up(port, self.now);
+        self.ensure_wake(port);
+    }
+
+    /// Make every general-path port's departures due by now (before
+    /// looking at queues from outside the event loop).
+    fn catch_up_all(&mut self) {
+        if self.all_fifo_fast {
+            return;
+        }
+        for port in 0..self.ports.len() as u32 {
+            let p = &self.ports[port as usize];
+            if p.wake_pending || p.lazy {
+                self.catch_up(port, self.now);
+            }
+        }
+    }
+
+    /// A host puts a packet on its NIC.
+    #[inline(always)]
+    fn inject(&mut self, host: u32, pkt: Packet) {
+        let id = self.pool.alloc(pkt);
+        self.send_from(host, id, pkt);
+    }
+
+    /// A host puts packet `id` (already in the pool, equal to `pkt`) on
+    /// its NIC.
+    #[inline]
+    fn send_from(&mut self, host: u32, id: PacketId, pkt: Packet) {
+        self.counters.host_tx_pkts += 1;
+        self.counters.host_tx_bytes += pkt.size as u64;
+        let nic = self.routes.nic(host);
+        self.offer(nic, Hop { id, size: pkt.size, dst: pkt.dst, flow: pkt.flow });
+    }
+
+}

@@ -1,0 +1,252 @@
+//! What a run reports: the samplers, flow records, unfinished flows, the
+//! idle-network reference values (paths, ideal FCTs), conservation of
+//! packets and bytes, and the ports' statistics.
+
+use super::*;
+
+impl Simulation {
+    /// Record the sampled ports' queues and the active flows' progress;
+    /// sample again after the interval while flows remain.
+    pub(super) fn on_sample(&mut self) {
+        let now = self.now;
+        self.catch_up_all();
+        for &i in &self.sampled {
+            let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
+            let flows = match &self.ports[i as usize].queue {
+                Queue::Bfc(b) => b.active_flows,
+                Queue::Fq(q) => q.active_flows() as u32,
+                _ => 0,
+            };
+            self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes, flows });
+        }
+        if let Some(b) = &self.buffers {
+            for node in self.net.hosts..self.net.nodes.len() as u32 {
+                let (bytes, _) = b.used(node).expect("a switch");
+                self.buffer_samples.push(BufferSample { time: now, node, bytes });
+            }
+        }
+        let sampler = self.cfg.sampler.as_ref().expect("sampling");
+        if sampler.flows {
+            let t = &self.cfg.transport;
+            let mut active: Vec<FlowSample> = self
+                .flows
+                .slots
+                .iter()
+                .flatten()
+                .map(|f| FlowSample { time: now, flow: f.spec.id, delivered: f.ep.delivered_bytes(t) })
+                .collect();
+            active.sort_unstable_by_key(|x| x.flow);
+            self.flow_samples.extend(active);
+        }
+        // sample again while flows remain and something else can happen:
+        // with nothing else in the calendar the run has stalled, and a
+        // sampler rescheduling itself would keep it running for ever
+        if self.counters.flows_finished < self.gen.total && !self.cal.is_empty() {
+            self.cal.schedule(now + sampler.interval_ps, Event::Sample);
+        }
+    }
+
+    /// Take the flow samples recorded since the last call.
+    pub fn drain_flow_samples(&mut self) -> Vec<FlowSample> {
+        std::mem::take(&mut self.flow_samples)
+    }
+
+    /// Take the switch-buffer samples recorded since the last call.
+    pub fn drain_buffer_samples(&mut self) -> Vec<BufferSample> {
+        std::mem::take(&mut self.buffer_samples)
+    }
+
+    /// Take the queue samples recorded since the last call.
+    pub fn drain_queue_samples(&mut self) -> Vec<QueueSample> {
+        std::mem::take(&mut self.samples)
+    }
+
+    /// Take the records of flows finished since the last call.
+    pub fn drain_records(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// The flows that have started and not finished (the receiver does not
+    /// hold every byte), in flow id order: what a run stopped by its stop
+    /// time leaves behind. Flows whose arrival lies beyond the stop time
+    /// never started and are not listed.
+    pub fn unfinished(&self) -> Vec<UnfinishedRecord> {
+        let mut out: Vec<UnfinishedRecord> = self
+            .flows
+            .slots
+            .iter()
+            .flatten()
+            .filter(|f| !f.recorded)
+            .map(|f| UnfinishedRecord {
+                id: f.spec.id,
+                src: f.spec.src,
+                dst: f.spec.dst,
+                size: f.spec.size,
+                start: f.spec.start,
+                delivered: f.ep.delivered_bytes(&self.cfg.transport),
+                ideal: f.ideal,
+                retx: f.ep.retransmits(),
+                timeouts: f.ep.timeouts(),
+                deadline: f.deadline,
+            })
+            .chain(self.flow_level.flows().iter().map(|a| UnfinishedRecord {
+                id: a.spec.id,
+                src: a.spec.src,
+                dst: a.spec.dst,
+                size: a.spec.size,
+                start: a.spec.start,
+                delivered: a.delivered(),
+                ideal: a.ideal,
+                retx: 0,
+                timeouts: 0,
+                deadline: self.absolute_deadline(&a.spec, a.ideal),
+            }))
+            .collect();
+        out.sort_by_key(|r| r.id);
+        out
+    }
+    // ---- reference values and accounting ---------------------------------
+
+    /// The hops (rate, delay) of the path from `src` to `dst` (first
+    /// equal-cost choice at each hop; in the supported topologies all
+    /// shortest paths have the same rates and delays).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Time)> {
+        let mut hops = Vec::with_capacity(6);
+        let mut node = src;
+        while node != dst {
+            let port = self.routes.group(node, dst)[0];
+            let p = &self.ports[port as usize];
+            hops.push((p.rate_bps, p.delay_ps));
+            node = p.peer;
+        }
+        hops
+    }
+
+    /// The FCT of a flow alone on the idle network (DESIGN.md "Normalized
+    /// FCT"): its wire bytes serialized at the bottleneck, plus propagation
+    /// on every hop, plus store-and-forward of one full packet on every hop
+    /// but the bottleneck, plus the receiving host's processing delay. This
+    /// is exactly what a flow with an unlimited window achieves when the
+    /// first bottleneck hop is the first hop.
+    pub fn ideal_fct(&self, src: u32, dst: u32, wire_bytes: u64, pkt_bytes: u64) -> Time {
+        let hops = self.path(src, dst);
+        let (b, &(rb, _)) = hops.iter().enumerate().min_by_key(|(_, h)| h.0).expect("src != dst");
+        let mut t = serialization(wire_bytes, rb) + self.cfg.host_delay_ps;
+        for (i, &(rate, delay)) in hops.iter().enumerate() {
+            t += delay;
+            if i != b {
+                t += serialization(pkt_bytes, rate);
+            }
+        }
+        t
+    }
+
+    /// A flow's FCT alone on the idle network, ending where flows end
+    /// (`FctAt`).
+    pub(super) fn flow_ideal(&self, spec: &FlowSpec) -> Time {
+        let t = &self.cfg.transport;
+        let (mss, hdr) = (t.mss_bytes() as u64, t.header_bytes() as u64);
+        let wire = spec.size + spec.size.div_ceil(mss) * hdr;
+        let first_pkt = spec.size.min(mss) + hdr;
+        let mut ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
+        if self.cfg.fct_at == FctAt::Sender {
+            ideal += self.ack_latency(spec.dst, spec.src);
+        }
+        ideal
+    }
+
+    /// The time an acknowledgement takes from `from` back to `to` on the
+    /// idle network: each hop's serialization and propagation, and the
+    /// receiving host's delay.
+    pub fn ack_latency(&self, from: u32, to: u32) -> Time {
+        let ack = self.cfg.transport.ack_bytes() as u64;
+        let hops = self.path(from, to);
+        self.cfg.host_delay_ps + hops.iter().map(|&(rate, delay)| serialization(ack, rate) + delay).sum::<Time>()
+    }
+
+    /// Packets and bytes injected, delivered, dropped, queued and in flight.
+    pub fn conservation(&self) -> Conservation {
+        let mut c = Conservation {
+            injected_pkts: self.counters.host_tx_pkts + self.counters.pfc_frames,
+            injected_bytes: self.counters.host_tx_bytes + self.counters.pfc_bytes,
+            delivered_pkts: self.counters.delivered_pkts,
+            delivered_bytes: self.counters.delivered_bytes,
+            dropped_pkts: self.ports.iter().map(|p| p.stats().drops).sum(),
+            dropped_bytes: self.ports.iter().map(|p| p.stats().drop_bytes).sum(),
+            ..Default::default()
+        };
+        debug_assert_eq!(
+            self.pool.live() as u64,
+            self.ports.iter().map(|p| p.len() as u64 + p.wire.len() as u64).sum::<u64>()
+        );
+        if let Some(b) = &self.buffers {
+            // a switch's buffer holds exactly its ports' data queues
+            for node in self.net.hosts..self.net.nodes.len() as u32 {
+                let queued: u64 = self.net.nodes[node as usize]
+                    .ports
+                    .iter()
+                    .map(|&p| match &self.ports[p as usize].queue {
+                        Queue::Pfc(q) => q.data_bytes(),
+                        Queue::Bfc(q) => q.data_bytes(),
+                        Queue::Fq(q) => q.data_bytes(),
+                        _ => 0,
+                    })
+                    .sum();
+                assert_eq!(b.used(node).map(|u| u.0), Some(queued), "switch {node}'s buffer accounting");
+            }
+        }
+        for p in &self.ports {
+            let (qp, qb, wp, wb) = p.occupancy(self.now);
+            c.queued_pkts += qp;
+            c.queued_bytes += qb;
+            c.in_flight_pkts += wp;
+            c.in_flight_bytes += wb;
+        }
+        c
+    }
+
+    pub fn port_reports(&self) -> Vec<PortReport> {
+        self.ports
+            .iter()
+            .zip(&self.net.links)
+            .enumerate()
+            .map(|(i, (p, l))| (i, p.stats(), l))
+            .map(|(i, stats, l)| PortReport {
+                port: i as u32,
+                node: l.node,
+                peer: l.peer,
+                tier: self.net.nodes[l.node as usize].tier,
+                tx_pkts: self.tx[i].pkts,
+                tx_bytes: self.tx[i].bytes,
+                drops: stats.drops,
+                marks: stats.marks,
+                max_queue_bytes: stats.max_bytes,
+                paused_ps: match &self.ports[i].queue {
+                    Queue::Pfc(q) => q.paused_ps(self.now),
+                    _ => 0,
+                },
+                bfc_assignments: match &self.ports[i].queue {
+                    Queue::Bfc(b) => b.assignments,
+                    _ => 0,
+                },
+                bfc_collisions: match &self.ports[i].queue {
+                    Queue::Bfc(b) => b.collisions,
+                    _ => 0,
+                },
+            })
+            .collect()
+    }
+
+    /// Data packets' queueing delays at switches, by tier (`None` unless
+    /// `queueing_delay` is on).
+    pub fn queueing_delays(&self) -> Option<Vec<DelayReport>> {
+        self.delays.as_ref().map(QueueingDelay::reports)
+    }
+
+    /// Counters with the port-level totals folded in.
+    pub fn final_counters(&self) -> Counters {
+        let mut c = self.counters;
+        c.marked_pkts = self.ports.iter().map(|p| p.stats().marks).sum();
+        c
+    }
+}
