@@ -2,8 +2,9 @@
 //! event loop that dispatches on `Event`. Schemes plug in through the port
 //! discipline and the host transport; this module only moves packets:
 //! here, through ports and links; the hosts' side (`hosts.rs`), the
-//! shared-buffer and credit-throttling switches (`switches.rs`) and what a
-//! run reports (`reports.rs`) are `impl Simulation` blocks of their own.
+//! shared-buffer, PFC, BFC and credit-throttling switches (`switches.rs`)
+//! and what a run reports (`reports.rs`) are `impl Simulation` blocks of
+//! their own.
 
 mod hosts;
 mod reports;
