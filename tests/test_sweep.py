@@ -367,7 +367,9 @@ def test_a_running_point_reports_how_far_it_has_come(tmp_path):
     assert ProgressFile.read(path) == 1.0  # the last report is never throttled away
     # a run stopped by its stop time counts the time simulated
     stopped = Spec.model_validate({**BASE, "workload": {"flows": 2000, "load": 0.5}, "run": {"stop_time_s": 0.001}})
-    simulate_point(stopped.model_dump_json(), str(tmp_path / "stopped"))
+    _, summary = simulate_point(stopped.model_dump_json(), str(tmp_path / "stopped"))
+    summary = json.loads(summary)
+    assert summary["flows_finished"] < summary["flows_total"] / 10  # by flows it would be near 0
     assert ProgressFile.read(tmp_path / "stopped") == 1.0
     # what cannot be read counts as not started, and never fails the bar
     path.write_text("garbage")

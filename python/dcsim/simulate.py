@@ -167,9 +167,9 @@ def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataF
     try:
         while True:
             status = sim.run(SLICE_EVENTS)
-            bar.update(*_progress_fields(sim))
+            sim_s, done, _, events = sim.progress()
+            bar.update(sim_s, done, events)
             if on_progress is not None:
-                sim_s, done, _, _ = sim.progress()
                 on_progress(done, total, sim_s)
             if samples is not None:
                 for name, rows in samples.drain(sim):
@@ -206,11 +206,6 @@ class _Stats:
         if not self.parts:
             return _frame({k: [] for k in _ENGINE_COLS})[self.columns]
         return pd.concat(self.parts, ignore_index=True)
-
-
-def _progress_fields(sim: Sim) -> tuple[float, int, int]:
-    sim_s, done, _total, events = sim.progress()
-    return sim_s, done, events
 
 
 def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
