@@ -268,6 +268,42 @@ def test_panels_use_the_papers_y_ranges_and_mark_points_off_the_scale():
     plt.close(figure)
 
 
+def test_every_figure_s_titles_and_legend_fit_on_it():
+    # BFC Fig. 24 and PIAS Figs. 11-13 were drawn with their long series
+    # names and statements running off a two-panel figure: every text of
+    # every registered sweep figure, drawn with every series, must lie
+    # inside the figure, and panel titles side by side must not overlap
+    import matplotlib.pyplot as plt
+
+    drawn = 0
+    for fig in figures.REGISTRY.values():
+        if type(fig) is not figures.Figure:
+            continue
+        rows = [{"facet": facet, "series": series, "x": x * fig.x_unit, **{p.key: 1.0 + i for p in fig.panels}}
+                for facet in fig.facets for i, series in enumerate(fig.series_values) for x in (1, 2)]
+        figure = figures.draw(fig, pd.DataFrame(rows))
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        box = figure.bbox
+        # titles, axis labels, annotations and the legend (tick labels
+        # outside the view are never drawn, and layout keeps the others in)
+        texts = [figure._suptitle, *(t for leg in figure.legends for t in leg.get_texts())]
+        for ax in figure.axes:
+            texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        texts = [t for t in texts if t is not None and t.get_text()]
+        for t in texts:
+            e = t.get_window_extent(renderer)
+            assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, (
+                fig.name, t.get_text())
+        titles = [ax.title.get_window_extent(renderer) for ax in figure.axes]
+        for i, a in enumerate(titles):
+            for b in titles[i + 1:]:
+                assert not a.overlaps(b), (fig.name, "panel titles overlap")
+        plt.close(figure)
+        drawn += 1
+    assert drawn >= 20
+
+
 def test_reproduce_prints_the_comparison_with_the_paper(tiny_figure_dir, capsys):
     from dcsim.cli import _print_comparison
 

@@ -341,7 +341,8 @@ def _bound_text(b: PaperBound, fig: Figure) -> str:
         ref = fig.series_labels.get(b.relative_to, b.relative_to)
         return f"paper: {name} {_pct_range(b.low, b.high)} of {ref}"
     if math.isfinite(b.low) and math.isfinite(b.high):
-        return f"paper: {name} in [{b.low:g}, {b.high:g}]"
+        # a no-break space: a wrapped title keeps the range on one line
+        return f"paper: {name} in [{b.low:g},\u00a0{b.high:g}]"
     return f"paper: {name} {'>' if math.isfinite(b.low) else '<'} {b.low if math.isfinite(b.low) else b.high:g}"
 
 
@@ -368,8 +369,11 @@ def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
 
 
 #: Characters per line of a panel's title: about what fits over a 3.2-inch
-#: panel at 8.5 points, its y labels taken off.
-TITLE_CHARS = 44
+#: panel at 8.5 points, its y labels taken off (44 ran a line of BFC Fig.
+#: 24's right panel off the figure), and of its x label at 10 points.
+TITLE_CHARS = 42
+XLABEL_CHARS = 36
+PANEL_INCHES = 3.2
 
 
 def draw(fig: Figure, table: pd.DataFrame):
@@ -387,7 +391,10 @@ def draw(fig: Figure, table: pd.DataFrame):
     facets = [f for f in fig.facets if f in set(table.facet)]
     n_rows, n_cols = len(facets), len(fig.panels)
     # at least wide enough for the title and the legend (one panel a row)
-    figure, axes = plt.subplots(n_rows, n_cols, figsize=(max(3.2 * n_cols, 5.5), 3.3 * n_rows), squeeze=False,
+    width = max(PANEL_INCHES * n_cols, 5.5)
+    # a panel wider than the usual (one panel: the legend's width) takes longer lines
+    title_chars = int(TITLE_CHARS * width / (PANEL_INCHES * n_cols))
+    figure, axes = plt.subplots(n_rows, n_cols, figsize=(width, 3.3 * n_rows), squeeze=False,
                                 constrained_layout=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "osD^vPX"
@@ -422,10 +429,10 @@ def draw(fig: Figure, table: pd.DataFrame):
                         if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
                     # wrapped: a long claim over a narrow panel ran off the figure
-                    claims.append(textwrap.fill(_bound_text(b, fig), TITLE_CHARS))
-            title = f"{fig.facet_labels.get(facet, facet)}\n{textwrap.fill(panel.title, TITLE_CHARS)}"
+                    claims.append(textwrap.fill(_bound_text(b, fig), title_chars))
+            title = f"{fig.facet_labels.get(facet, facet)}\n{textwrap.fill(panel.title, title_chars)}"
             ax.set_title("\n".join([title, *claims]), fontsize=8.5)
-            ax.set_xlabel(fig.xlabel)
+            ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             if fig.logx:
                 ax.set_xscale("log")
             if c == 0:
@@ -445,10 +452,23 @@ def draw(fig: Figure, table: pd.DataFrame):
             ax.grid(alpha=0.3)
     # one legend for the figure, below the panels, where it covers no data
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8,
-                  frameon=False)
+    figure_legend(figure, handles, labels)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
     return figure
+
+
+def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):
+    """The figure's legend below its panels, in as many columns (up to
+    `most_columns`) as fit its width: with a column per series, long series
+    names (BFC's "BFC 32 + IncastLabel") ran off both sides of a two-panel
+    figure."""
+    width = figure.get_window_extent().width
+    renderer = figure.canvas.get_renderer()
+    for ncol in range(min(len(labels), most_columns), 0, -1):
+        legend = figure.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=8, frameon=False)
+        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * width:
+            return legend
+        legend.remove()
 
 
 COMPARISON_HEADERS = ["where", "panel", "paper", "dcsim (x: value)", "verdict"]
