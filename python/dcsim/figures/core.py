@@ -387,6 +387,7 @@ def draw(fig: Figure, table: pd.DataFrame):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     facets = [f for f in fig.facets if f in set(table.facet)]
     n_rows, n_cols = len(facets), len(fig.panels)
@@ -439,6 +440,10 @@ def draw(fig: Figure, table: pd.DataFrame):
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
                 ax.set_yscale("log")
+                # plain numbers (2, 3, 6, 10) rather than 2 x 10^0: slowdowns
+                # are read as multiples of 1
+                ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))
             elif ylim is not None:
                 ax.set_ylim(*ylim)
             elif top > 0 and math.isfinite(top):
