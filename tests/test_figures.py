@@ -159,6 +159,45 @@ def test_reproduce_draws_and_tabulates(tiny_figure_dir):
         assert p["verdict"] in ("consistent", "no data") or p["verdict"].startswith("differs")
 
 
+def test_redraw_draws_again_from_the_points_held_whatever_version_ran_them(tiny_figure_dir, tmp_path):
+    out, table = tiny_figure_dir
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    # as if an older dcsim had run it: other point keys and version, an old
+    # figure.json and no drawing; a rerun would simulate every point again
+    info = json.loads((old / "sweep.json").read_text())
+    info["version"] = "0.0.1"
+    for p in info["points"]:
+        key, p["key"] = p["key"], "old" + p["key"][3:]
+        (old / "points" / key).rename(old / "points" / p["key"])
+        summary = old / "points" / p["key"] / "summary.json"
+        summary.write_text(json.dumps(json.loads(summary.read_text()) | {"point": {**p}}))
+    (old / "sweep.json").write_text(json.dumps(info))
+    (old / "figure.json").write_text("{}")
+    for f in old.glob("tiny-test-figure.*"):
+        f.unlink()
+    before = sorted(p.name for p in (old / "points").iterdir())
+    figures.REGISTRY[TINY.name] = TINY
+    try:
+        result, again = figures.reproduce(TINY.name, old, mode="quick", quiet=True, redraw=True)
+        with pytest.raises(SpecError, match="--redraw: .* holds no sweep to draw"):
+            figures.reproduce(TINY.name, tmp_path / "empty", mode="quick", quiet=True, redraw=True)
+        with pytest.raises(SpecError, match="holds the sweep 'tiny-test-figure-quick', not 'tiny-test-figure-full'"):
+            figures.reproduce(TINY.name, old, mode="full", quiet=True, redraw=True)
+    finally:
+        del figures.REGISTRY[TINY.name]
+    assert result.ran == [] and len(result.skipped) == 12 and result.ok
+    assert sorted(p.name for p in (old / "points").iterdir()) == before  # nothing ran, nothing moved
+    pd.testing.assert_frame_equal(again, table)
+    assert (old / "tiny-test-figure.png").stat().st_size > 10_000
+    drawn = json.loads((old / "figure.json").read_text())
+    assert drawn["complete_points"] == 12 and drawn["paper"] == json.loads((out / "figure.json").read_text())["paper"]
+    r = cli("reproduce", "pfabric-fig18", "--redraw", "--reuse", old, "--out", tmp_path / "x")
+    assert r.returncode == 2 and "--reuse: --redraw runs nothing" in r.stderr
+    r = cli("reproduce", "pfabric-fig18", "--redraw", "--out", old)
+    assert r.returncode == 2 and "holds the sweep 'tiny-test-figure-quick', not 'pfabric-fig18-quick'" in r.stderr
+
+
 def test_paper_bound_verdicts():
     b = figures.PaperBound("x", "f", "p", "s", low=10.0)
     assert b.check([11, 12]) == "consistent"

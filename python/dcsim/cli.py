@@ -210,6 +210,8 @@ def reproduce(
                                    "several, which the table averages (a spread: one --out per seed)"),
     reuse: List[Path] = typer.Option([], "--reuse", help="another results directory whose complete points of "
                                      "the same key are copied instead of run (repeatable)"),
+    redraw: bool = typer.Option(False, "--redraw", help="run nothing: draw the figure and its comparison with "
+                                "the paper again from the points OUT holds, whichever dcsim version ran them"),
 ) -> None:
     """Run a paper figure's sweep and draw it (PNG and SVG) beside the paper's numbers."""
     from . import figures
@@ -217,20 +219,23 @@ def reproduce(
     if quick and full:
         fail("--quick and --full exclude each other")
     _check_jobs(jobs)
+    if redraw and reuse:
+        fail("--reuse: --redraw runs nothing, so it copies no points")
     for s in seed:
         if not 0 <= s < 2**63:
             fail(f"--seed: must be in 0..2^63-1, got {s}")
     if name in figures.papers():
         if seed:
             fail(f"--seed: give one figure of {name}, not the whole paper")
-        return _reproduce_paper(name, out, "full" if full else "quick", jobs, scheduler, report, quiet, reuse)
+        return _reproduce_paper(name, out, "full" if full else "quick", jobs, scheduler, report, quiet, reuse,
+                                redraw)
     try:
         name = _figure_name(name)
     except SpecError as e:
         fail(str(e))
     result, _ = _reproducing(out, report, lambda: figures.reproduce(
         name, out, mode="full" if full else "quick", jobs=jobs, scheduler=scheduler, quiet=quiet,
-        seeds=tuple(seed) or None, reuse=reuse))
+        seeds=tuple(seed) or None, reuse=reuse, redraw=redraw))
     print(f"figure: {out / (name + '.png')}", file=sys.stderr)
     _print_comparison(out)
     _sweep_exit(result)
@@ -264,7 +269,7 @@ def _reproducing(out: Path, report: bool, work):
 
 
 def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: bool, quiet: bool,
-                     reuse: List[Path]) -> None:
+                     reuse: List[Path], redraw: bool = False) -> None:
     """`dcsim reproduce PAPER`: every figure, then one report and a line
     per figure of how its statements compare with the paper."""
     import json
@@ -273,7 +278,7 @@ def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: 
     from .show import render
 
     result = _reproducing(out, report, lambda: figures.reproduce_paper(
-        paper, out, mode=mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse))
+        paper, out, mode=mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse, redraw=redraw))
     rows = []
     for name in figures.figures_of(paper):
         if name in result.failed:

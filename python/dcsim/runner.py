@@ -425,6 +425,32 @@ def _run_dask(todo: list[Point], out: Path, scheduler: Any, result: SweepResult,
             client.close()
 
 
+def sweep_result(sweep: Sweep, out: str | Path, *, redraw: bool = False, **run) -> SweepResult:
+    """`run_sweep(sweep, out, **run)`, or with `redraw` the points `out`
+    already holds (`held_points`)."""
+    return held_points(sweep, out) if redraw else run_sweep(sweep, out, **run)
+
+
+def held_points(sweep: Sweep, out: str | Path) -> SweepResult:
+    """The complete points of `sweep` that `out` holds, whatever version of
+    dcsim ran them; nothing runs and nothing in `out` changes. For drawing a
+    figure again (`dcsim reproduce --redraw`): a new version's point keys
+    differ from the old one's, so a rerun would simulate every point again,
+    hours at the papers' scale."""
+    out = Path(out)
+    try:
+        info = json.loads((out / "sweep.json").read_text())
+    except (OSError, ValueError):
+        raise SpecError(f"--redraw: {out} holds no sweep to draw (run it there first)") from None
+    if info.get("name") != sweep.name:
+        raise SpecError(f"--redraw: {out} holds the sweep {info.get('name')!r}, not {sweep.name!r}")
+    held = [p for p in info["points"] if is_complete(out, p["key"])]
+    if not held:
+        raise SpecError(f"--redraw: {out} holds no complete point of {sweep.name}")
+    return SweepResult(out=out, points=[Point(key=p["key"], params=p["params"], spec=None) for p in held],
+                       skipped=[p["key"] for p in held])
+
+
 def load_points(out: str | Path) -> list[dict]:
     """The complete points of a sweep directory: each summary (with its
     `point.params`), in sweep order."""

@@ -41,7 +41,9 @@ class Point:
 
     key: str
     params: dict  # grid field -> value for this point
-    spec: Spec
+    #: None for a point read back from a results directory to draw it again
+    #: (`runner.held_points`): its spec is in its summary
+    spec: Optional[Spec]
 
     def label(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.params.items()) or "base"

@@ -501,13 +501,14 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
 
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
               scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None,
-              reuse: Sequence[str | Path] = ()):
+              reuse: Sequence[str | Path] = (), redraw: bool = False):
     """Run a figure's sweep into `out` (resumable), then tabulate and draw
     it. `seeds` replace the mode's (a seed spread: one directory per seed
     gives each seed's numbers; several in one are averaged). `reuse`:
     other results directories whose points of the same key are copied
-    instead of run (`run_sweep`)."""
-    from ..runner import run_sweep
+    instead of run (`run_sweep`). `redraw`: run nothing; draw the figure
+    and its comparison again from the points `out` holds (`held_points`)."""
+    from ..runner import sweep_result
 
     fig = get(name)
     out = Path(out)
@@ -517,8 +518,9 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
         fig = dataclasses.replace(fig, quick=dataclasses.replace(fig.quick, seeds=tuple(seeds)),
                                   full=dataclasses.replace(fig.full, seeds=tuple(seeds)))
     if hasattr(fig, "reproduce"):  # a figure of one run (single.py)
-        return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
-    result = run_sweep(fig.sweep(mode), out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
+        return fig.reproduce(out, mode, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse, redraw=redraw)
+    result = sweep_result(fig.sweep(mode), out, redraw=redraw, jobs=jobs, scheduler=scheduler, quiet=quiet,
+                          reuse=reuse)
     table = compute(fig, out)
     table.to_csv(out / f"{fig.name}.csv", index=False)
     images = plot(fig, table, out / fig.name)

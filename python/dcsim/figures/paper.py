@@ -43,7 +43,7 @@ class PaperResult:
 
 def reproduce_paper(paper: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
                     scheduler: Any = None, quiet: bool = False, reuse: Sequence[str | Path] = (),
-                    log=None) -> PaperResult:
+                    log=None, redraw: bool = False) -> PaperResult:
     """Reproduce every figure of `paper` into `out`/<figure> (each
     resumable). A figure that fails to draw is reported and the others go
     on; Ctrl-C stops at once, keeping every complete point."""
@@ -57,7 +57,7 @@ def reproduce_paper(paper: str, out: str | Path, *, mode: str = "quick", jobs: O
         fig_out = out / name
         try:
             result.results[name], _ = reproduce(name, fig_out, mode=mode, jobs=jobs, scheduler=scheduler,
-                                                quiet=quiet, reuse=[*reuse, *done])
+                                                quiet=quiet, reuse=[*reuse, *done], redraw=redraw)
         except SpecError as e:
             result.failed[name] = str(e)
             print(f"dcsim: {name} not drawn: {e}", file=sys.stderr)

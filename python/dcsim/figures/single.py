@@ -10,7 +10,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import SpecError
 
@@ -83,15 +83,15 @@ class RunFigure:
         base = apply_overrides(json.loads(json.dumps(self.base)), dict(self.quick if mode == "quick" else self.full))
         return Sweep(name=f"{self.name}-{mode}", base=base, grid={"seed": [base.get("seed", 1)]})
 
-    def reproduce(self, out: Path, mode: str, **run):
+    def reproduce(self, out: Path, mode: str, redraw: bool = False, **run):
         import matplotlib
 
         matplotlib.use("Agg")
         import pandas as pd
 
-        from ..runner import load_points, point_dir, run_sweep
+        from ..runner import load_points, point_dir, sweep_result
 
-        result = run_sweep(self.sweep(mode), out, **run)
+        result = sweep_result(self.sweep(mode), out, redraw=redraw, **run)
         points = load_points(out)
         if not points:
             raise SpecError(f"{out}: the run did not complete")

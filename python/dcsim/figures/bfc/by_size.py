@@ -57,16 +57,16 @@ class BySizeFigure:
         return Sweep(name=f"{self.name}-{mode}", base=base, grid={"variant": list(self.variants), "seed": [1]},
                      variants=self.variants)
 
-    def reproduce(self, out: Path, mode: str, **run):
+    def reproduce(self, out: Path, mode: str, redraw: bool = False, **run):
         import matplotlib
 
         matplotlib.use("Agg")
         from ...errors import SpecError
-        from ...runner import load_points, point_dir, run_sweep
+        from ...runner import load_points, point_dir, sweep_result
         from ..single import RunData, save
 
         out = Path(out)
-        result = run_sweep(self.sweep(mode), out, **run)
+        result = sweep_result(self.sweep(mode), out, redraw=redraw, **run)
         runs = {}
         for p in load_points(out):
             runs[p["point"]["params"]["variant"]] = RunData.load(point_dir(out, p["point"]["key"]))
