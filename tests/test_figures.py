@@ -457,6 +457,30 @@ def test_bfc_figures_by_size_run_every_scheme_on_the_same_flows(tmp_path):
     assert (tmp_path / "f10" / "bfc-fig10.png").stat().st_size > 20_000
 
 
+def test_bfc_by_size_figures_keep_their_legend_off_the_data_and_drop_an_empty_buffer_panel():
+    # the legend inside the average's panel hid the long flows' rise (Figs.
+    # 9-11); ExpressPass's sweeps (Fig. 21(c), (d)) sample no buffers and
+    # drew an empty panel with an empty legend
+    import types
+
+    import matplotlib.pyplot as plt
+
+    from dcsim.figures.bfc.by_size import draw_by_size
+
+    fig = figures.REGISTRY["bfc-fig10"]
+    t = pd.DataFrame([{"variant": v, "bin_hi": b, "mean": 1.0 + i, "p95": 2.0 + i, "p99": 3.0 + i}
+                      for i, v in enumerate(("bfc", "hpcc")) for b in (1e3, 1e6)])
+    buffers = pd.DataFrame({"bytes": [0.0, 1e5, 2e5]})
+    for held, panels in ((None, 3), (buffers, 4)):
+        runs = {v: types.SimpleNamespace(buffers=held) for v in ("bfc", "hpcc")}
+        figure = draw_by_size(t, runs, fig)
+        assert len(figure.axes) == panels
+        assert [ax.get_legend() for ax in figure.axes] == [None] * panels
+        (legend,) = figure.legends
+        assert [x.get_text() for x in legend.get_texts()] == [fig.labels["bfc"], fig.labels["hpcc"]]
+        plt.close(figure)
+
+
 def test_bfc_stress_figures_leave_incast_flows_out(tmp_path):
     # Fig. 13's layout, small: BFC 32 and HPCC at two incast degrees (one
     # beyond the 127 other hosts); the statistics count the background

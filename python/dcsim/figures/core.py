@@ -387,7 +387,6 @@ def draw(fig: Figure, table: pd.DataFrame):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib import ticker
 
     facets = [f for f in fig.facets if f in set(table.facet)]
     n_rows, n_cols = len(facets), len(fig.panels)
@@ -404,6 +403,7 @@ def draw(fig: Figure, table: pd.DataFrame):
             ax = axes[r][c]
             ylim = fig.ylim(facet, panel.key)
             top = 0.0  # the panel's highest value
+            inside = -math.inf  # ... within the paper's y range
             for i, series in enumerate(fig.series_values):  # legend order as in the paper
                 sel = table[(table.facet == facet) & (table.series == series)].sort_values("x")
                 if sel.empty:
@@ -417,6 +417,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                     # off the paper's scale: a triangle just inside the top
                     # edge (x in data, y in axes units) and the value below it
                     over = sel[sel[panel.key] > ylim[1]]
+                    inside = max(inside, float(sel[panel.key][sel[panel.key] <= ylim[1]].max()))
                     edge = ax.get_xaxis_transform()
                     ax.plot(over.x, [0.97] * len(over), ls="none", marker="^", ms=7, color=color,
                             transform=edge, zorder=5)
@@ -440,12 +441,12 @@ def draw(fig: Figure, table: pd.DataFrame):
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
                 ax.set_yscale("log")
-                # plain numbers (2, 3, 6, 10) rather than 2 x 10^0: slowdowns
-                # are read as multiples of 1
-                ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-                ax.yaxis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))
+                plain_log_ticks(ax.yaxis)
             elif ylim is not None:
-                ax.set_ylim(*ylim)
+                lo, hi = ylim
+                # a line on the paper's top edge (pFabric-EDF's 100%) keeps
+                # its markers whole
+                ax.set_ylim(lo, hi + 0.04 * (hi - lo) if inside >= hi - 0.02 * (hi - lo) else hi)
             elif top > 0 and math.isfinite(top):
                 # from 0 with room above the highest line: autoscaling's
                 # margin is a share of the data's own spread, so lines
@@ -460,6 +461,15 @@ def draw(fig: Figure, table: pd.DataFrame):
     figure_legend(figure, handles, labels)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
     return figure
+
+
+def plain_log_ticks(axis) -> None:
+    """Label a log axis with plain numbers (1, 10, 100; 2, 3, 6 within a
+    decade) rather than 2 x 10^0: slowdowns are read as multiples of 1."""
+    from matplotlib import ticker
+
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))
 
 
 def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):

@@ -126,35 +126,41 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from ..core import figure_legend, plain_log_ticks
+
     names = {"mean": "average", "p50": "median", "p95": "95th percentile", "p99": "99th percentile"}
     n = len(fig.shown)
     # one colour per scheme in every panel (some schemes have no buffers)
     color = {v: f"C{i % 10}" for i, v in enumerate(dict.fromkeys(list(t.variant) + list(runs)))}
-    figure, axes = plt.subplots(1, n + 1, figsize=(3.75 * (n + 1), 3.8), constrained_layout=True)
+    buffers = {v: d.buffers for v, d in runs.items() if d.buffers is not None and len(d.buffers)}
+    # no scheme with buffers (ExpressPass's sweeps): no buffer panel
+    panels = n + bool(buffers)
+    figure, axes = plt.subplots(1, panels, figsize=(3.75 * panels, 3.8), constrained_layout=True, squeeze=False)
+    axes = axes[0]
     for ax, stat in zip(axes, fig.shown):
         title = names[stat]
         for variant, g in t.groupby("variant", sort=False):
             ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, color=color[variant], label=fig.labels.get(variant, variant))
         ax.set_xscale("log")
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
         ax.set_xlabel("Flow size (bytes, bin's upper edge)")
         ax.set_title(f"FCT slowdown: {title}", fontsize=9)
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("FCT slowdown")
-    axes[0].legend(fontsize=7)
-    ax = axes[n]
-    for variant, data in runs.items():
-        b = data.buffers
-        if b is None or not len(b):
-            continue
-        x = np.sort(b.bytes.to_numpy()) / 1e6
-        ax.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, color=color[variant], label=fig.labels.get(variant, variant))
-    ax.set_xscale("symlog", linthresh=0.01)
-    ax.set_xlabel("Buffer occupancy per switch (MB)")
-    ax.set_ylabel("CDF (samples)")
-    ax.set_title("Buffer occupancy", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    # one legend below the panels: inside the average's panel it hid the
+    # long flows' rise
+    figure_legend(figure, *axes[0].get_legend_handles_labels())
+    if buffers:
+        ax = axes[n]
+        for variant, b in buffers.items():
+            x = np.sort(b.bytes.to_numpy()) / 1e6
+            ax.plot(x, np.arange(1, len(x) + 1) / len(x), lw=1.3, color=color[variant])
+        ax.set_xscale("symlog", linthresh=0.01)
+        ax.set_xlabel("Buffer occupancy per switch (MB)")
+        ax.set_ylabel("CDF (samples)")
+        ax.set_title("Buffer occupancy", fontsize=9)
+        ax.grid(alpha=0.3)
     return figure
 
 
