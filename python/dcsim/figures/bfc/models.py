@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from ..model import ModelFigure
-from ..core import register
+from ..core import plain_log_ticks, register
 from ..single import Statement
 
 FIG4_LOADS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
@@ -79,7 +79,7 @@ def fig4_draw(t, fig: ModelFigure):
             b.plot(d.active_flows, d.cdf, ls, color=color, lw=1.3)
     for ax, title in ((a, "(a) fair queueing at 10 (dotted), 40 (dashed), 100 Gb/s"),
                       (b, "(b) 100 Gb/s: FQ (solid), SRF (dashed), FIFO (dotted)")):
-        ax.axvline(32, color="red", lw=1)
+        ax.axvline(32, color="red", lw=1, label="32 queues" if ax is a else None)
         ax.set_xscale("symlog", linthresh=10)
         ax.set_xlim(0, 1000)
         ax.set_xlabel("Active flows")
@@ -181,6 +181,7 @@ def fig3_draw(t, fig: ModelFigure):
         ax.set_xscale("log", base=2)
         ax.set_xticks(list(FIG3_INTERVALS_US), [str(i) for i in FIG3_INTERVALS_US])
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
         ax.set_xlabel("Interval (delay), us")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)
