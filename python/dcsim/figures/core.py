@@ -394,7 +394,12 @@ def draw(fig: Figure, table: pd.DataFrame):
     width = max(PANEL_INCHES * n_cols, 5.5)
     # a panel wider than the usual (one panel: the legend's width) takes longer lines
     title_chars = int(TITLE_CHARS * width / (PANEL_INCHES * n_cols))
-    figure, axes = plt.subplots(n_rows, n_cols, figsize=(width, 3.3 * n_rows), squeeze=False,
+    titles = {(facet, panel.key): _panel_title(fig, facet, panel, title_chars) for facet in facets
+              for panel in fig.panels}
+    # each title line past the usual three takes room from the plot: give
+    # it back (PIAS Fig. 12's six-line statements left a sliver of a plot)
+    extra = sum(max(0, max(titles[f, p.key].count("\n") + 1 for p in fig.panels) - 3) for f in facets)
+    figure, axes = plt.subplots(n_rows, n_cols, figsize=(width, 3.3 * n_rows + 0.16 * extra), squeeze=False,
                                 constrained_layout=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "osD^vPX"
@@ -424,16 +429,12 @@ def draw(fig: Figure, table: pd.DataFrame):
                     for x, v in zip(over.x, over[panel.key]):
                         ax.annotate(f"{v:.3g}", (x, 0.97), xycoords=edge, xytext=(0, -12),
                                     textcoords="offset points", ha="center", fontsize=7, color=color)
-            claims = []
             for b in fig.paper:
                 if b.facet == facet and b.panel == panel.key:
                     for y, style in ((b.low, "--"), (b.high, ":")):
                         if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
-                    # wrapped: a long claim over a narrow panel ran off the figure
-                    claims.append(textwrap.fill(_bound_text(b, fig), title_chars))
-            title = f"{fig.facet_labels.get(facet, facet)}\n{textwrap.fill(panel.title, title_chars)}"
-            ax.set_title("\n".join([title, *claims]), fontsize=8.5)
+            ax.set_title(titles[facet, panel.key], fontsize=8.5)
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             if fig.logx:
                 ax.set_xscale("log")
@@ -470,6 +471,15 @@ def plain_log_ticks(axis) -> None:
 
     axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))
+
+
+def _panel_title(fig: Figure, facet: Any, panel: Panel, chars: int) -> str:
+    """A panel's title: its facet, its statistic and what the paper states
+    of it, each wrapped at `chars` (a long claim over a narrow panel ran
+    off the figure)."""
+    claims = [textwrap.fill(_bound_text(b, fig), chars) for b in fig.paper
+              if b.facet == facet and b.panel == panel.key]
+    return "\n".join([fig.facet_labels.get(facet, facet), textwrap.fill(panel.title, chars), *claims])
 
 
 def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):
