@@ -246,7 +246,8 @@ def draw_incasts(t, runs: dict, fig: BySizeFigure):
     width = 0.8 / len(stats)
     for k, stat in enumerate(stats):
         b.bar(np.arange(len(t)) + (k - 1) * width, t[stat], width, label={"mean": "average"}.get(stat, stat))
-    b.set_xticks(np.arange(len(t)), [fig.labels.get(v, v) for v in t.variant], rotation=20, fontsize=7)
+    b.set_xticks(np.arange(len(t)), [fig.labels.get(v, v) for v in t.variant], rotation=20, fontsize=7, ha="right",
+                 rotation_mode="anchor")
     b.set_ylabel("FCT slowdown")
     b.grid(alpha=0.3, axis="y")
     b.legend(fontsize=7)
@@ -353,6 +354,7 @@ def draw_active_flows(t, runs: dict, fig: BySizeFigure):
         ax.step(g.active_flows, g.cdf, where="post", lw=1.4, label=fig.labels.get(variant, variant))
     ax.axvline(32, color="red", lw=1, label="queues per port (32)")
     ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlim(left=0)  # counts: symlog's autoscale reached -10
     ax.set_xlabel("Active flows at a port")
     ax.set_ylabel("CDF (samples of busy switch ports)")
     ax.grid(alpha=0.3)
@@ -433,14 +435,14 @@ def draw_pfc(t, runs: dict, fig: BySizeFigure):
     a.bar(x - 0.2, 100 * t.paused_fraction_mean, 0.4, label="average port")
     a.bar(x + 0.2, 100 * t.paused_fraction_max, 0.4, label="most paused port")
     a.set_ylabel("Time paused by PFC (% of the run)")
-    b.set_ylabel("Port-seconds paused, by tier of the port held")
+    b.set_ylabel("Port-seconds paused,\nby tier of the port held")
     bottom = np.zeros(len(t))
     for k in TIERS:
         v = t[f"paused_s_{k}"].to_numpy()
         b.bar(x, v, 0.6, bottom=bottom, label=k.replace("_", " "))
         bottom += v
     for ax in (a, b):
-        ax.set_xticks(x, names, rotation=20, fontsize=7)
+        ax.set_xticks(x, names, rotation=20, fontsize=7, ha="right", rotation_mode="anchor")
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7)
     return figure

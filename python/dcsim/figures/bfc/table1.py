@@ -79,7 +79,8 @@ def draw_table1(t, runs: dict, fig: BySizeFigure):
     x = np.arange(len(t))
     names = [fig.labels.get(v, v) for v in t.variant]
     for ax, col, paper, scale, label in ((a, "throughput", "paper_throughput", 100, "Long flow's throughput (% of link)"),
-                                         (b, "delay_p99_us", "paper_delay_p99_us", 1, "One-packet messages' p99 queueing delay (us)")):
+                                         (b, "delay_p99_us", "paper_delay_p99_us", 1,
+                                          "One-packet messages'\np99 queueing delay (us)")):
         ax.bar(x - 0.2, t[col] * scale, 0.4, label="dcsim")
         ax.bar(x + 0.2, t[paper] * scale, 0.4, label="paper (Table 1)", color="0.7")
         ax.set_xticks(x, names)
