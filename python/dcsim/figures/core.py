@@ -434,6 +434,9 @@ def draw(fig: Figure, table: pd.DataFrame):
                     for y, style in ((b.low, "--"), (b.high, ":")):
                         if math.isfinite(y) and b.relative_to is None:
                             ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
+                            # the range is drawn whole (PIAS Fig. 10's 8,500
+                            # sat above the data's axis)
+                            top = max(top, y)
             ax.set_title(titles[facet, panel.key], fontsize=8.5)
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             if fig.logx:
