@@ -172,7 +172,11 @@ def test_redraw_draws_again_from_the_points_held_whatever_version_ran_them(tiny_
         (old / "points" / key).rename(old / "points" / p["key"])
         summary = old / "points" / p["key"] / "summary.json"
         summary.write_text(json.dumps(json.loads(summary.read_text()) | {"point": {**p}}))
-    (old / "sweep.json").write_text(json.dumps(info))
+    # ... and a newer version's run, stopped before any point finished,
+    # has listed its own keys in sweep.json
+    listed = [p["key"] for p in info["points"]]
+    (old / "sweep.json").write_text(json.dumps(info | {"points": [p | {"key": "new" + p["key"][3:]}
+                                                                  for p in info["points"]]}))
     (old / "figure.json").write_text("{}")
     for f in old.glob("tiny-test-figure.*"):
         f.unlink()
@@ -184,10 +188,17 @@ def test_redraw_draws_again_from_the_points_held_whatever_version_ran_them(tiny_
             figures.reproduce(TINY.name, tmp_path / "empty", mode="quick", quiet=True, redraw=True)
         with pytest.raises(SpecError, match="holds the sweep 'tiny-test-figure-quick', not 'tiny-test-figure-full'"):
             figures.reproduce(TINY.name, old, mode="full", quiet=True, redraw=True)
+        # the points held are seed 1's: another seed has none to draw
+        with pytest.raises(SpecError, match="none of the 12 complete point.s. .* is a point of tiny-test-figure"):
+            figures.reproduce(TINY.name, old, mode="quick", quiet=True, redraw=True, seeds=(3,))
+        with pytest.raises(SpecError, match="--reuse: --redraw runs nothing"):
+            figures.reproduce(TINY.name, old, mode="quick", quiet=True, redraw=True, reuse=[out])
     finally:
         del figures.REGISTRY[TINY.name]
     assert result.ran == [] and len(result.skipped) == 12 and result.ok
     assert sorted(p.name for p in (old / "points").iterdir()) == before  # nothing ran, nothing moved
+    # sweep.json now lists the points drawn, for the report and `dcsim show`
+    assert sorted(p["key"] for p in json.loads((old / "sweep.json").read_text())["points"]) == sorted(listed)
     pd.testing.assert_frame_equal(again, table)
     assert (old / "tiny-test-figure.png").stat().st_size > 10_000
     drawn = json.loads((old / "figure.json").read_text())
@@ -334,6 +345,8 @@ def test_every_figure_s_titles_and_legend_fit_on_it():
             e = t.get_window_extent(renderer)
             assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, (
                 fig.name, t.get_text())
+        # tall titles make the figure taller, not the plots thinner
+        assert min(ax.get_window_extent(renderer).height for ax in figure.axes) >= 1.2 * figure.dpi, fig.name
         titles = [ax.title.get_window_extent(renderer) for ax in figure.axes]
         for i, a in enumerate(titles):
             for b in titles[i + 1:]:

@@ -219,8 +219,6 @@ def reproduce(
     if quick and full:
         fail("--quick and --full exclude each other")
     _check_jobs(jobs)
-    if redraw and reuse:
-        fail("--reuse: --redraw runs nothing, so it copies no points")
     for s in seed:
         if not 0 <= s < 2**63:
             fail(f"--seed: must be in 0..2^63-1, got {s}")
@@ -291,7 +289,8 @@ def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: 
                      "; ".join(sorted({v for v in verdicts if v != "consistent"}))])
     render(f"{paper} ({mode} mode): every figure against the paper",
            ["figure", "points", "reused", "consistent", "other verdicts"], rows, align="lrrrl")
-    print(f"figures: {out}/<figure>/ (each resumable: run the same command again)", file=sys.stderr)
+    print(f"figures: {out}/<figure>/" + ("" if redraw else " (each resumable: run the same command again)"),
+          file=sys.stderr)
     if not result.ok:
         raise typer.Exit(1)
 

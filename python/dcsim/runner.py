@@ -432,11 +432,17 @@ def sweep_result(sweep: Sweep, out: str | Path, *, redraw: bool = False, **run) 
 
 
 def held_points(sweep: Sweep, out: str | Path) -> SweepResult:
-    """The complete points of `sweep` that `out` holds, whatever version of
-    dcsim ran them; nothing runs and nothing in `out` changes. For drawing a
-    figure again (`dcsim reproduce --redraw`): a new version's point keys
-    differ from the old one's, so a rerun would simulate every point again,
-    hours at the papers' scale."""
+    """The complete points `out` holds that are points of `sweep` as it is
+    defined now (the same parameters), whatever version of dcsim ran them;
+    nothing runs. For drawing a figure again (`dcsim reproduce --redraw`):
+    a new version's point keys differ from the old one's, so a rerun would
+    simulate every point again, hours at the papers' scale.
+
+    Every complete point directory counts, not only those `sweep.json`
+    lists: a run of a newer version, stopped early, has already listed its
+    own keys there. Of several points with the same parameters the newest
+    is taken. `sweep.json` is then made to list the points taken, so that
+    the figure, the report and `dcsim show` read the same ones."""
     out = Path(out)
     try:
         info = json.loads((out / "sweep.json").read_text())
@@ -444,11 +450,31 @@ def held_points(sweep: Sweep, out: str | Path) -> SweepResult:
         raise SpecError(f"--redraw: {out} holds no sweep to draw (run it there first)") from None
     if info.get("name") != sweep.name:
         raise SpecError(f"--redraw: {out} holds the sweep {info.get('name')!r}, not {sweep.name!r}")
-    held = [p for p in info["points"] if is_complete(out, p["key"])]
-    if not held:
-        raise SpecError(f"--redraw: {out} holds no complete point of {sweep.name}")
-    return SweepResult(out=out, points=[Point(key=p["key"], params=p["params"], spec=None) for p in held],
-                       skipped=[p["key"] for p in held])
+    order = {_params_id(p.params): i for i, p in enumerate(sweep.points())}
+    newest: dict[str, tuple[float, str, dict]] = {}
+    held = 0
+    for f in (out / "points").glob("*/summary.json"):
+        if f.parent.name.startswith("."):  # a point being written
+            continue
+        held += 1
+        params = json.loads(f.read_text()).get("point", {}).get("params", {})
+        pid = _params_id(params)
+        if pid in order and (pid not in newest or f.stat().st_mtime > newest[pid][0]):
+            newest[pid] = (f.stat().st_mtime, f.parent.name, params)
+    if not newest:
+        raise SpecError(f"--redraw: none of the {held} complete point(s) {out} holds is a point of "
+                        f"{sweep.name} as defined now (other seeds, or another grid?)")
+    points = [Point(key=key, params=params, spec=None)
+              for _, (_, key, params) in sorted(newest.items(), key=lambda kv: order[kv[0]])]
+    info["points"] = [{"key": p.key, "params": p.params} for p in points]
+    tmp = out / ".sweep.json.tmp"
+    tmp.write_text(json.dumps(info, indent=2) + "\n")
+    tmp.replace(out / "sweep.json")
+    return SweepResult(out=out, points=points, skipped=[p.key for p in points])
+
+
+def _params_id(params: dict) -> str:
+    return json.dumps(params, sort_keys=True)
 
 
 def load_points(out: str | Path) -> list[dict]:

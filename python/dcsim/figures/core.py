@@ -339,7 +339,8 @@ def _bound_text(b: PaperBound, fig: Figure) -> str:
     name = fig.series_labels.get(b.series, b.series)
     if b.relative_to is not None:
         ref = fig.series_labels.get(b.relative_to, b.relative_to)
-        return f"paper: {name} {_pct_range(b.low, b.high)} of {ref}"
+        # no-break spaces: a wrapped title keeps a range on one line
+        return f"paper: {name} {_pct_range(b.low, b.high).replace(' .. ', chr(160) + '..' + chr(160))} of {ref}"
     if math.isfinite(b.low) and math.isfinite(b.high):
         # a no-break space: a wrapped title keeps the range on one line
         return f"paper: {name} in [{b.low:g},\u00a0{b.high:g}]"
@@ -407,8 +408,14 @@ def draw(fig: Figure, table: pd.DataFrame):
         for c, panel in enumerate(fig.panels):
             ax = axes[r][c]
             ylim = fig.ylim(facet, panel.key)
+            if ylim is not None:
+                lo, hi = ylim
+                values = table[table.facet == facet][panel.key]
+                if values[values <= hi].max() >= hi - 0.02 * (hi - lo):
+                    # a line on the paper's top edge (pFabric-EDF's 100%)
+                    # keeps its markers whole
+                    ylim = (lo, hi + 0.04 * (hi - lo))
             top = 0.0  # the panel's highest value
-            inside = -math.inf  # ... within the paper's y range
             for i, series in enumerate(fig.series_values):  # legend order as in the paper
                 sel = table[(table.facet == facet) & (table.series == series)].sort_values("x")
                 if sel.empty:
@@ -422,7 +429,6 @@ def draw(fig: Figure, table: pd.DataFrame):
                     # off the paper's scale: a triangle just inside the top
                     # edge (x in data, y in axes units) and the value below it
                     over = sel[sel[panel.key] > ylim[1]]
-                    inside = max(inside, float(sel[panel.key][sel[panel.key] <= ylim[1]].max()))
                     edge = ax.get_xaxis_transform()
                     ax.plot(over.x, [0.97] * len(over), ls="none", marker="^", ms=7, color=color,
                             transform=edge, zorder=5)
@@ -447,10 +453,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                 ax.set_yscale("log")
                 plain_log_ticks(ax.yaxis)
             elif ylim is not None:
-                lo, hi = ylim
-                # a line on the paper's top edge (pFabric-EDF's 100%) keeps
-                # its markers whole
-                ax.set_ylim(lo, hi + 0.04 * (hi - lo) if inside >= hi - 0.02 * (hi - lo) else hi)
+                ax.set_ylim(*ylim)
             elif top > 0 and math.isfinite(top):
                 # from 0 with room above the highest line: autoscaling's
                 # margin is a share of the data's own spread, so lines
@@ -472,8 +475,13 @@ def plain_log_ticks(axis) -> None:
     decade) rather than 2 x 10^0: slowdowns are read as multiples of 1."""
     from matplotlib import ticker
 
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(ticker.LogFormatter(labelOnlyBase=False))
+    class Plain(ticker.LogFormatter):
+        # matplotlib decides which ticks get a label; the label is the number
+        def __call__(self, x, pos=None):
+            return f"{x:,.10g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(Plain())
+    axis.set_minor_formatter(Plain(labelOnlyBase=False))
 
 
 def _panel_title(fig: Figure, facet: Any, panel: Panel, chars: int) -> str:
@@ -535,6 +543,8 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
 
     fig = get(name)
     out = Path(out)
+    if redraw and reuse:
+        raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
     if seeds:
         if not isinstance(fig, Figure):
             raise SpecError(f"--seed: {name} is not a sweep over seeds (its runs choose their own)")

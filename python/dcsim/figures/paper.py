@@ -47,6 +47,8 @@ def reproduce_paper(paper: str, out: str | Path, *, mode: str = "quick", jobs: O
     """Reproduce every figure of `paper` into `out`/<figure> (each
     resumable). A figure that fails to draw is reported and the others go
     on; Ctrl-C stops at once, keeping every complete point."""
+    if redraw and reuse:
+        raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
     names = figures_of(paper)
     out = Path(out)
     say = log or (lambda msg: None if quiet else print(msg, file=sys.stderr))
@@ -57,7 +59,8 @@ def reproduce_paper(paper: str, out: str | Path, *, mode: str = "quick", jobs: O
         fig_out = out / name
         try:
             result.results[name], _ = reproduce(name, fig_out, mode=mode, jobs=jobs, scheduler=scheduler,
-                                                quiet=quiet, reuse=[*reuse, *done], redraw=redraw)
+                                                quiet=quiet, reuse=[] if redraw else [*reuse, *done],
+                                                redraw=redraw)
         except SpecError as e:
             result.failed[name] = str(e)
             print(f"dcsim: {name} not drawn: {e}", file=sys.stderr)

@@ -79,7 +79,7 @@ def fig4_draw(t, fig: ModelFigure):
             b.plot(d.active_flows, d.cdf, ls, color=color, lw=1.3)
     for ax, title in ((a, "(a) fair queueing at 10 (dotted), 40 (dashed), 100 Gb/s"),
                       (b, "(b) 100 Gb/s: FQ (solid), SRF (dashed), FIFO (dotted)")):
-        ax.axvline(32, color="red", lw=1, label="32 queues" if ax is a else None)
+        ax.axvline(32, color="red", lw=1, label="32 queues (a Tofino2 port)" if ax is b else None)
         ax.set_xscale("symlog", linthresh=10)
         ax.set_xlim(0, 1000)
         ax.set_xlabel("Active flows")
@@ -87,6 +87,7 @@ def fig4_draw(t, fig: ModelFigure):
         ax.grid(alpha=0.3)
     a.set_ylabel("CDF (time)")
     a.legend(title="load", fontsize=7, title_fontsize=7, loc="lower right")
+    b.legend(fontsize=7, loc="lower right")
     return figure
 
 
