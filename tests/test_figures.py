@@ -14,7 +14,7 @@ import pytest
 
 from dcsim import figures, report
 from dcsim.errors import SpecError
-from dcsim.runner import load_points, run_sweep
+from dcsim.runner import load_points, point_dir, run_sweep
 from dcsim.sweep import Sweep
 from dcsim.figures.bfc import BySizeFigure
 from dcsim.figures.model import ModelFigure
@@ -318,40 +318,45 @@ def test_panels_use_the_papers_y_ranges_and_mark_points_off_the_scale():
     plt.close(figure)
 
 
-def test_every_figure_s_titles_and_legend_fit_on_it():
-    # BFC Fig. 24 and PIAS Figs. 11-13 were drawn with their long series
-    # names and statements running off a two-panel figure: every text of
-    # every registered sweep figure, drawn with every series, must lie
-    # inside the figure, and panel titles side by side must not overlap
+def assert_fits(figure, name: str) -> None:
+    """Every title, axis label, annotation and legend entry of `figure`
+    lies inside it (tick labels outside the view are never drawn, and the
+    layout keeps the others in), panel titles do not overlap, and no plot
+    is squeezed to a sliver; closes the figure."""
     import matplotlib.pyplot as plt
 
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    box = figure.bbox
+    texts = [figure._suptitle, *(t for leg in figure.legends for t in leg.get_texts())]
+    for ax in figure.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+    for t in (t for t in texts if t is not None and t.get_text()):
+        e = t.get_window_extent(renderer)
+        assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, (
+            name, t.get_text())
+    # tall titles make the figure taller, not the plots thinner
+    assert min(ax.get_window_extent(renderer).height for ax in figure.axes) >= 1.2 * figure.dpi, name
+    titles = [ax.title.get_window_extent(renderer) for ax in figure.axes if ax.get_title()]
+    for i, a in enumerate(titles):
+        for b in titles[i + 1:]:
+            assert not a.overlaps(b), (name, "panel titles overlap")
+    plt.close(figure)
+
+
+def test_every_figure_s_titles_and_legend_fit_on_it():
+    # BFC Fig. 24 and PIAS Figs. 11-13 were drawn with their long series
+    # names and statements running off a two-panel figure: every registered
+    # sweep figure, drawn with every series and statement, must fit
     drawn = 0
     for fig in figures.REGISTRY.values():
         if type(fig) is not figures.Figure:
             continue
         rows = [{"facet": facet, "series": series, "x": x * fig.x_unit, **{p.key: 1.0 + i for p in fig.panels}}
                 for facet in fig.facets for i, series in enumerate(fig.series_values) for x in (1, 2)]
-        figure = figures.draw(fig, pd.DataFrame(rows))
-        figure.canvas.draw()
-        renderer = figure.canvas.get_renderer()
-        box = figure.bbox
-        # titles, axis labels, annotations and the legend (tick labels
-        # outside the view are never drawn, and layout keeps the others in)
-        texts = [figure._suptitle, *(t for leg in figure.legends for t in leg.get_texts())]
-        for ax in figure.axes:
-            texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
-        texts = [t for t in texts if t is not None and t.get_text()]
-        for t in texts:
-            e = t.get_window_extent(renderer)
-            assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, (
-                fig.name, t.get_text())
-        # tall titles make the figure taller, not the plots thinner
-        assert min(ax.get_window_extent(renderer).height for ax in figure.axes) >= 1.2 * figure.dpi, fig.name
-        titles = [ax.title.get_window_extent(renderer) for ax in figure.axes]
-        for i, a in enumerate(titles):
-            for b in titles[i + 1:]:
-                assert not a.overlaps(b), (fig.name, "panel titles overlap")
-        plt.close(figure)
+        assert_fits(figures.draw(fig, pd.DataFrame(rows)), fig.name)
         drawn += 1
     assert drawn >= 20
 
@@ -468,6 +473,18 @@ def test_bfc_figures_by_size_run_every_scheme_on_the_same_flows(tmp_path):
     info = json.loads((tmp_path / "f10" / "figure.json").read_text())
     assert {p["verdict"] for p in info["paper"]} <= {"consistent", "differs"}
     assert (tmp_path / "f10" / "bfc-fig10.png").stat().st_size > 20_000
+    # its drawing, and those of the figures on the same runs, fit on the page
+    from dcsim.figures.bfc.by_size import by_size_table, draw_by_size, mark_incasts
+    from dcsim.figures.single import RunData
+
+    runs = {p["point"]["params"]["variant"]: RunData.load(point_dir(tmp_path / "f10", p["point"]["key"]))
+            for p in load_points(tmp_path / "f10")}
+    mark_incasts(runs)
+    assert_fits(draw_by_size(t, runs, fig), "bfc-fig10")
+    for name in ("bfc-fig29", "bfc-fig9c"):
+        other = figures.REGISTRY[name]
+        table = (other.tabulate or by_size_table)(runs)
+        assert_fits(other.draw(table, runs, other), name)
 
 
 def test_bfc_by_size_figures_keep_their_legend_off_the_data_and_drop_an_empty_buffer_panel():
