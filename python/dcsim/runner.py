@@ -154,6 +154,11 @@ def _write_sweep_json(out: Path, sweep: Sweep, points: list[Point]) -> None:
         "fixed": sweep.fixed,
         "points": [{"key": p.key, "params": p.params} for p in points],
     }
+    _put_sweep_json(out, info)
+
+
+def _put_sweep_json(out: Path, info: dict) -> None:
+    """Write `sweep.json` whole or not at all."""
     tmp = Path(out) / ".sweep.json.tmp"
     tmp.write_text(json.dumps(info, indent=2) + "\n")
     os.replace(tmp, Path(out) / "sweep.json")
@@ -466,10 +471,7 @@ def held_points(sweep: Sweep, out: str | Path) -> SweepResult:
                         f"{sweep.name} as defined now (other seeds, or another grid?)")
     points = [Point(key=key, params=params, spec=None)
               for _, (_, key, params) in sorted(newest.items(), key=lambda kv: order[kv[0]])]
-    info["points"] = [{"key": p.key, "params": p.params} for p in points]
-    tmp = out / ".sweep.json.tmp"
-    tmp.write_text(json.dumps(info, indent=2) + "\n")
-    tmp.replace(out / "sweep.json")
+    _put_sweep_json(out, info | {"points": [{"key": p.key, "params": p.params} for p in points]})
     return SweepResult(out=out, points=points, skipped=[p.key for p in points])
 
 

@@ -530,6 +530,11 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
     return out
 
 
+def refuse_reuse_with_redraw(redraw: bool, reuse: Sequence) -> None:
+    if redraw and reuse:
+        raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
+
+
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
               scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None,
               reuse: Sequence[str | Path] = (), redraw: bool = False):
@@ -543,8 +548,7 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
 
     fig = get(name)
     out = Path(out)
-    if redraw and reuse:
-        raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
+    refuse_reuse_with_redraw(redraw, reuse)
     if seeds:
         if not isinstance(fig, Figure):
             raise SpecError(f"--seed: {name} is not a sweep over seeds (its runs choose their own)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ..errors import SpecError
-from .core import REGISTRY, reproduce
+from .core import REGISTRY, refuse_reuse_with_redraw, reproduce
 
 
 def papers() -> list[str]:
@@ -47,8 +47,7 @@ def reproduce_paper(paper: str, out: str | Path, *, mode: str = "quick", jobs: O
     """Reproduce every figure of `paper` into `out`/<figure> (each
     resumable). A figure that fails to draw is reported and the others go
     on; Ctrl-C stops at once, keeping every complete point."""
-    if redraw and reuse:
-        raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
+    refuse_reuse_with_redraw(redraw, reuse)
     names = figures_of(paper)
     out = Path(out)
     say = log or (lambda msg: None if quiet else print(msg, file=sys.stderr))
