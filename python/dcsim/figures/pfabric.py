@@ -453,8 +453,8 @@ register(RunFigure(
     base={**BASE, "scheme": {"name": "pfabric"},
           "workload": {"matrix": "incast", "dst": 0, "senders": 5, "flow_bytes": 20_000_000},
           "run": {"fct_at": "sender", "sample_us": 100, "sample_flows": True, "sample_queues": "none"}},
-    quick={},
-    full={},
+    quick={**SCRIPT_SCHEMES["pfabric"]},
+    full={**SCRIPT_SCHEMES["pfabric"]},
     stats=fig5a_stats,
     draw=fig5a_draw,
     paper=(
