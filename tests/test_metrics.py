@@ -48,3 +48,39 @@ def test_any_column_by_size_and_binary_unit_labels():
     assert t.loc["(0B, 100KiB]", "mean"] == pytest.approx(0.0015)  # 70 packets are short, 71 are not
     assert t.loc["(100KiB, 10MiB]", "mean"] == pytest.approx(0.004)
     assert t.loc["all", "flows"] == 4
+
+
+def drifting(n, growth, seed=1):
+    """n small flows started in order, slowdowns around 2 whose level grows
+    by `growth` from the first flow to the last."""
+    rng = np.random.default_rng(seed)
+    start = np.sort(rng.uniform(0, 1, n))
+    return pd.DataFrame({"size_bytes": np.full(n, 1000), "start_s": start,
+                         "slowdown": (1 + growth * start) * rng.uniform(1, 3, n)})
+
+
+def test_settling_tells_a_run_whose_means_move_from_one_that_holds():
+    from dcsim.metrics import SETTLING_CHANGE, settling
+
+    steady = {b["bin"]: b for b in settling(drifting(20_000, 0.0))}
+    assert steady["all"]["settled"] and abs(steady["all"]["change"]) < 0.02
+    # the later half's mean is (1 + 3g/4) / (1 + g/4) of the earlier half's
+    moving = {b["bin"]: b for b in settling(drifting(20_000, 0.5))}
+    assert not moving["all"]["settled"] and moving["all"]["change"] == pytest.approx(1.375 / 1.125 - 1, abs=0.02)
+    assert moving["all"]["z"] > 20
+    # as large a move among a few flows is noise, not a verdict
+    few = settling(drifting(12, 0.5, seed=1))
+    assert all(b["settled"] for b in few)
+    assert few[-1]["change"] > 3 * SETTLING_CHANGE and few[-1]["z"] < 2
+    # bins with fewer than four finished flows are left out; unfinished flows are not counted
+    f = drifting(8, 0.0).assign(slowdown=[np.nan] * 5 + [1.0, 2.0, 3.0])
+    assert settling(f) == []
+
+
+def test_a_run_that_has_not_settled_says_so_under_its_table():
+    from dcsim.metrics import summarize
+    from dcsim.show import footer
+
+    note = footer(summarize(drifting(20_000, 0.5)))
+    assert note.startswith("not settled") and "all 2." in note and "(+22%)" in note
+    assert footer(summarize(drifting(20_000, 0.0))) == ""

@@ -39,7 +39,12 @@ def test_run_ends_with_the_table_and_summary_holds_the_same(run_dir):
     assert lines[0].startswith("tcp-web-search-0.6 (workload.load=0.7, workload.flows=400): 400 flows")
     assert lines[1].split() == ["size", "bin", "flows", "mean", "p50", "p99", "p99.9"]
     assert [ln.split()[0] for ln in lines[2:6]] == ["(0B,", "(100KB,", "(10MB,", "all"]
-    assert lines[6].startswith("drops ") and "timeouts" in lines[6]
+    # a note when a bin's mean moved over the run (metrics.settling), then drops
+    moved = [b for b in s["stats"]["settling"] if not b["settled"]]
+    assert lines[6].startswith("not settled") == bool(moved)
+    assert all(b["bin"] in lines[6] for b in moved)
+    drops = lines[7 if moved else 6]
+    assert drops.startswith("drops ") and "timeouts" in drops
     # summary.json: the same statistics, computed from flows.parquet
     by = {b["bin"]: b for b in s["stats"]["by_size"]}
     small = flows[flows.size_bytes <= 100_000].slowdown

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .bins import PAPER_BINS, check, labels
 
-__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "query_times", "ping_times", "extra_stats",
+__all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "settling", "query_times", "ping_times", "extra_stats",
            "SUMMARY_PERCENTILES"]
 
 #: The percentiles `dcsim run` and `dcsim show` report.
@@ -51,6 +51,49 @@ def slowdown_by_size(
             row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else math.nan
         rows.append(row)
     return pd.DataFrame(rows).set_index("bin")
+
+
+#: A bin has not settled when the mean slowdown of its later half of flows
+#: differs from its earlier half's by more than this fraction...
+SETTLING_CHANGE = 0.10
+#: ...and by more than this many standard errors (so that noise in a bin
+#: of few flows does not count).
+SETTLING_Z = 3.0
+
+
+def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> list[dict]:
+    """Whether each size bin's mean slowdown holds over the run: the mean
+    over the earlier and over the later half of the bin's finished flows
+    (by start time), their relative change and its size in standard errors
+    of the difference. A bin whose mean moves by more than
+    `SETTLING_CHANGE` and `SETTLING_Z` standard errors has not settled: the
+    run is shorter than the time the fabric takes to reach its steady state
+    (pFabric's large flows on the 3:1 fabric of its Fig. 20: 2.56 in the
+    first tenth of 100,000 flows, about 3.0 after), or the load is more
+    than it can carry (the mean keeps growing). Its statistics depend on
+    the run's length, and more flows may change them."""
+    edges = check(PAPER_BINS if bins is None else bins)
+    size = flows.size_bytes.to_numpy()
+    done = flows.slowdown.notna().to_numpy()
+    order = np.argsort(flows.start_s.to_numpy(), kind="stable")
+    sd = flows.slowdown.to_numpy(dtype=np.float64)[order]
+    size, done = size[order], done[order]
+    groups = [(lab, (size > lo) & (size <= hi)) for lab, lo, hi in zip(labels(edges), edges, edges[1:])]
+    groups.append(("all", np.ones(len(size), dtype=bool)))
+    rows = []
+    for lab, mask in groups:
+        s = sd[mask & done]
+        half = len(s) // 2
+        if half < 2:
+            continue
+        a, b = s[:half], s[half:]
+        se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        change = b.mean() / a.mean() - 1
+        z = (b.mean() - a.mean()) / se if se > 0 else 0.0
+        rows.append({"bin": lab, "earlier_mean": float(a.mean()), "later_mean": float(b.mean()),
+                     "change": float(change), "z": float(z),
+                     "settled": not (abs(change) > SETTLING_CHANGE and abs(z) > SETTLING_Z)})
+    return rows
 
 
 def _extra_flows(flows: pd.DataFrame, spec, kind: int, what: str) -> pd.DataFrame:
@@ -133,6 +176,8 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
         "unfinished_flows": "excluded from the statistics; counted per bin",
         "by_size": [{k: _num(v) for k, v in row.items()} for row in table.reset_index().to_dict("records")],
     }
+    if "start_s" in flows:
+        out["settling"] = settling(flows, bins)
     if summary is not None and "flow_id" in flows:
         out.update(extra_stats(flows, summary, percentiles))
     if summary is not None:

@@ -55,6 +55,13 @@ def footer(stats: dict) -> str:
             pcts = " ".join(f"{k.removesuffix('_us')} {_f(v)}" for k, v in q.items() if k.startswith("p"))
             lines.append(f"{key} {q['count']:,}" + (f" ({q['unfinished']:,} unfinished)" if q["unfinished"] else "")
                          + f" · {what} (us): mean {_f(q['mean_us'])} {pcts}")
+    moved = [b for b in stats.get("settling", []) if not b["settled"]]
+    if moved:
+        # metrics.settling: the later half of a bin's flows against the earlier
+        lines.append("not settled (mean slowdown of the earlier half of a bin's flows by start time -> the later "
+                     "half's): " + ", ".join(f"{b['bin']} {_f(b['earlier_mean'])} -> {_f(b['later_mean'])} "
+                                             f"({100 * b['change']:+.0f}%)" for b in moved)
+                     + "; a longer run may change them")
     if "drops" in stats:
         d = stats["drops"]
         lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
@@ -113,7 +120,7 @@ def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> 
 
     from .metrics import summarize
 
-    flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown"])
+    flows = pd.read_parquet(directory / "flows.parquet")[["size_bytes", "slowdown", "start_s"]]
     stats = summarize(flows, summary, bins=bins)
     for key in ("queries", "pings"):  # not by size: as the run computed them
         if key in summary.get("stats", {}):

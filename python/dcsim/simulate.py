@@ -189,13 +189,14 @@ def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataF
 
 class _Stats:
     """Collects the columns the run's statistics need while the flow table
-    streams to disk: size and slowdown (16 bytes a flow), and with queries
-    or pings also the times their statistics need."""
+    streams to disk: size, slowdown and start (24 bytes a flow; the start
+    for `metrics.settling`), and with queries or pings also the times
+    their statistics need."""
 
     def __init__(self, spec: Spec):
         w = spec.workload
-        extra = ["flow_id", "start_s", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None else []
-        self.columns = ["size_bytes", "slowdown", *extra]
+        extra = ["flow_id", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None else []
+        self.columns = ["size_bytes", "slowdown", "start_s", *extra]
         self.parts: list[pd.DataFrame] = []
 
     def add(self, df: pd.DataFrame) -> pd.DataFrame:
