@@ -76,6 +76,12 @@ def test_show_reprints_and_rebins(run_dir):
     mid = flows[(flows.size_bytes > 10_000) & (flows.size_bytes <= 1_000_000)]
     assert rows["(10KB, 1MB]"][2] == f"{len(mid):,}"
     assert rows["(10KB, 1MB]"][3] == f"{mid.slowdown.mean():.3g}"
+    # the settling note is worked out again for the new bins
+    from dcsim.metrics import settling
+    note = [ln for ln in rebinned.stdout.splitlines() if ln.startswith("not settled")]
+    moved = [b["bin"] for b in settling(flows, [0, 10_000, 1_000_000, float("inf")]) if b["settled"] is False]
+    assert bool(note) == bool(moved) and all(b in note[0] for b in moved)
+    assert "(10KB, 1MB]" in moved or "(10KB, 1MB]" not in (note or [""])[0]
     bad = cli("show", out, "--bins", "0,10KB,5KB")
     assert bad.returncode == 2 and "strictly increasing" in bad.stderr
     assert cli("show", out.parent / "nothing").returncode == 2

@@ -56,43 +56,81 @@ def slowdown_by_size(
 #: A bin has not settled when the mean slowdown of its later half of flows
 #: differs from its earlier half's by more than this fraction...
 SETTLING_CHANGE = 0.10
-#: ...and by more than this many standard errors (so that noise in a bin
-#: of few flows does not count).
+#: ...and by more than this many standard errors of the difference (so
+#: that noise in a bin of few flows does not count).
 SETTLING_Z = 3.0
+#: The standard errors come from the means of this many consecutive
+#: batches of each half, or from the spread of single flows if that is
+#: larger: flows that overlap in time see the same queues, so their
+#: slowdowns are correlated and the single flows' spread alone would
+#: understate the error (by a factor of 1.65 on the README's example),
+#: while a few batches of few flows can understate it by chance.
+SETTLING_BATCHES = 10
+
+
+def _split(start: np.ndarray) -> Optional[int]:
+    """Where to cut flows sorted by start time into an earlier and a later
+    half without splitting flows that started together (an incast's, a
+    trace's bursts): their order is the order they finished in, which
+    would put the fast ones first. None if no cut leaves two on each side."""
+    n = len(start)
+    lo = int(np.searchsorted(start, start[n // 2], side="left")) if n else 0
+    hi = int(np.searchsorted(start, start[n // 2], side="right")) if n else 0
+    cuts = [c for c in (lo, hi) if 2 <= c <= n - 2]
+    return min(cuts, key=lambda c: abs(c - n / 2)) if cuts else None
+
+
+def _mean_and_var(x: np.ndarray) -> tuple[float, float]:
+    """A half's mean and the variance of that mean (`SETTLING_BATCHES`)."""
+    k = min(SETTLING_BATCHES, len(x) // 2)
+    means = np.array([b.mean() for b in np.array_split(x, k)])
+    return float(x.mean()), float(max(means.var(ddof=1) / k, x.var(ddof=1) / len(x)))
 
 
 def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> list[dict]:
-    """Whether each size bin's mean slowdown holds over the run: the mean
-    over the earlier and over the later half of the bin's finished flows
-    (by start time), their relative change and its size in standard errors
-    of the difference. A bin whose mean moves by more than
-    `SETTLING_CHANGE` and `SETTLING_Z` standard errors has not settled: the
-    run is shorter than the time the fabric takes to reach its steady state
-    (pFabric's large flows on the 3:1 fabric of its Fig. 20: 2.56 in the
-    first tenth of 100,000 flows, about 3.0 after), or the load is more
-    than it can carry (the mean keeps growing). Its statistics depend on
-    the run's length, and more flows may change them."""
+    """Whether each size bin's mean slowdown held over the run. A bin's
+    flows that started are split by start time into an earlier and a later
+    half; for each half, the mean slowdown of its finished flows and how
+    many did not finish; the relative change of the mean and its size in
+    standard errors of the difference (`SETTLING_BATCHES`). A bin whose
+    mean moved by more than `SETTLING_CHANGE` and `SETTLING_Z` standard
+    errors is not settled (`settled` false): a sign that the run is shorter
+    than the fabric takes to reach a steady state (pFabric's large flows on
+    the 3:1 fabric of its Fig. 20 average 2.56 in the first tenth of
+    100,000 flows, about 3.0 after), or that the load is more than the
+    fabric carries (the mean keeps growing), so that more flows would give
+    other statistics. It is a screen, not a proof either way: a run that
+    passes may still be short of its steady state, and the later half's
+    mean leaves out its unfinished flows (with a stop time, often the
+    slowest) and includes the flows that finish after the last arrival, on
+    an emptying fabric, which lowers it. Bins with fewer than four finished
+    flows on a side, or whose flows all started together, have
+    `settled` None."""
     edges = check(PAPER_BINS if bins is None else bins)
-    size = flows.size_bytes.to_numpy()
-    done = flows.slowdown.notna().to_numpy()
     order = np.argsort(flows.start_s.to_numpy(), kind="stable")
+    start = flows.start_s.to_numpy()[order]
+    size = flows.size_bytes.to_numpy()[order]
     sd = flows.slowdown.to_numpy(dtype=np.float64)[order]
-    size, done = size[order], done[order]
     groups = [(lab, (size > lo) & (size <= hi)) for lab, lo, hi in zip(labels(edges), edges, edges[1:])]
     groups.append(("all", np.ones(len(size), dtype=bool)))
     rows = []
     for lab, mask in groups:
-        s = sd[mask & done]
-        half = len(s) // 2
-        if half < 2:
+        row: dict = {"bin": lab, "settled": None}
+        rows.append(row)
+        cut = _split(start[mask])
+        if cut is None:
             continue
-        a, b = s[:half], s[half:]
-        se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-        change = b.mean() / a.mean() - 1
-        z = (b.mean() - a.mean()) / se if se > 0 else 0.0
-        rows.append({"bin": lab, "earlier_mean": float(a.mean()), "later_mean": float(b.mean()),
-                     "change": float(change), "z": float(z),
-                     "settled": not (abs(change) > SETTLING_CHANGE and abs(z) > SETTLING_Z)})
+        a, b = sd[mask][:cut], sd[mask][cut:]
+        row.update(earlier_unfinished=int(np.isnan(a).sum()), later_unfinished=int(np.isnan(b).sum()))
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if min(len(a), len(b)) < 4:
+            continue
+        (ma, va), (mb, vb) = _mean_and_var(a), _mean_and_var(b)
+        change, se = mb / ma - 1, math.sqrt(va + vb)
+        # equal batch means on a side and different means: a move, however small the spread
+        z = (mb - ma) / se if se > 0 else (0.0 if mb == ma else None)
+        moved = abs(change) > SETTLING_CHANGE and (z is None or abs(z) > SETTLING_Z)
+        row.update(earlier_mean=ma, later_mean=mb, change=change, z=z, settled=not moved)
     return rows
 
 
@@ -167,8 +205,10 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
               bins: Optional[Sequence[float]] = None,
               percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
     """The statistics `dcsim run` prints and writes to summary.json:
-    slowdown by size bin (finished flows; unfinished counted per bin) and,
-    given the run's summary, drops, timeouts and retransmissions."""
+    slowdown by size bin (finished flows; unfinished counted per bin),
+    whether each bin's mean settled over the run (`settling`, given the
+    flows' start times) and, given the run's summary, drops, timeouts and
+    retransmissions."""
     table = slowdown_by_size(flows, bins=bins, percentiles=percentiles)
     out: dict = {
         "bin_edges_bytes": [e if math.isfinite(e) else "inf" for e in check(PAPER_BINS if bins is None else bins)],

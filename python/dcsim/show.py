@@ -55,13 +55,16 @@ def footer(stats: dict) -> str:
             pcts = " ".join(f"{k.removesuffix('_us')} {_f(v)}" for k, v in q.items() if k.startswith("p"))
             lines.append(f"{key} {q['count']:,}" + (f" ({q['unfinished']:,} unfinished)" if q["unfinished"] else "")
                          + f" · {what} (us): mean {_f(q['mean_us'])} {pcts}")
-    moved = [b for b in stats.get("settling", []) if not b["settled"]]
+    # A statistic that still moved between the run's halves depends on how
+    # long the run was: say so where the numbers are read (metrics.settling).
+    moved = [b for b in stats.get("settling", []) if b.get("settled") is False]
     if moved:
-        # metrics.settling: the later half of a bin's flows against the earlier
-        lines.append("not settled (mean slowdown of the earlier half of a bin's flows by start time -> the later "
-                     "half's): " + ", ".join(f"{b['bin']} {_f(b['earlier_mean'])} -> {_f(b['later_mean'])} "
-                                             f"({100 * b['change']:+.0f}%)" for b in moved)
-                     + "; a longer run may change them")
+        def unfinished(b):  # left out of the later half's mean
+            return f", {b['later_unfinished']:,} unfinished" if b["later_unfinished"] else ""
+        lines.append("not settled (mean slowdown, earlier -> later half of a bin's flows by start time): "
+                     + ", ".join(f"{b['bin']} {_f(b['earlier_mean'])} -> {_f(b['later_mean'])} "
+                                 f"({100 * b['change']:+.0f}%{unfinished(b)})" for b in moved)
+                     + "; more flows may change them")
     if "drops" in stats:
         d = stats["drops"]
         lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
@@ -120,7 +123,7 @@ def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> 
 
     from .metrics import summarize
 
-    flows = pd.read_parquet(directory / "flows.parquet")[["size_bytes", "slowdown", "start_s"]]
+    flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown", "start_s"])
     stats = summarize(flows, summary, bins=bins)
     for key in ("queries", "pings"):  # not by size: as the run computed them
         if key in summary.get("stats", {}):
