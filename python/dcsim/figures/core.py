@@ -447,6 +447,7 @@ def draw(fig: Figure, table: pd.DataFrame):
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             if fig.logx:
                 ax.set_xscale("log")
+                plain_log_ticks(ax.xaxis)  # incast degrees, deadlines: 10, 100, 1,000
             if c == 0:
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
