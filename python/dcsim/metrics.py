@@ -120,7 +120,8 @@ def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> lis
         cut = _split(start[mask])
         if cut is None:
             continue
-        a, b = sd[mask][:cut], sd[mask][cut:]
+        s = sd[mask]
+        a, b = s[:cut], s[cut:]
         row.update(earlier_unfinished=int(np.isnan(a).sum()), later_unfinished=int(np.isnan(b).sum()))
         a, b = a[~np.isnan(a)], b[~np.isnan(b)]
         if min(len(a), len(b)) < 4:
