@@ -82,11 +82,14 @@ def plot(results: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from dcsim.figures.core import plain_log_ticks
+
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for label in dict.fromkeys(r["label"] for r in results):
         pts = sorted((r["max_active_flows"], r["packet_hops_per_s"] / 1e6) for r in results if r["label"] == label)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label)
     ax.set_xscale("log")
+    plain_log_ticks(ax.xaxis)
     ax.set_xlabel("flows active at peak")
     ax.set_ylabel("packet-hops per second (M), one core")
     ax.set_ylim(bottom=0)

@@ -196,6 +196,11 @@ pub struct PortConfig {
     /// event). Off only to test it against the general path.
     #[serde(default = "yes")]
     pub fifo_fast_path: bool,
+    /// Keep head-packet hints on links (`Port::head_hint`): `None` decides
+    /// by the fabric's size. A hint never changes results; set only to
+    /// test that.
+    #[serde(default)]
+    pub head_hints: Option<bool>,
 }
 
 /// One port's buffer and discipline.

@@ -335,6 +335,19 @@ impl Calendar {
         }
     }
 
+    /// The port of the event after the next one in the slot being served,
+    /// if any (a hint, as `peek_port`).
+    #[inline(always)]
+    pub fn peek_port_2(&self) -> Option<u32> {
+        if self.head + 1 < self.end {
+            // SAFETY: as in `pop_until`.
+            let key = unsafe { *self.wheel.get_unchecked(self.at).0.get_unchecked(self.head + 1) };
+            Some(key & (WHEEL_PORTS as u32 - 1))
+        } else {
+            None
+        }
+    }
+
     /// Move the cursor to the next slot holding events: the next occupied
     /// wheel slot, or the far heap's first slot if that is earlier.
     #[inline]

@@ -68,7 +68,8 @@ pub struct Port {
     /// processing when it is a host).
     fixed_ps: Time,
     /// Packets serialized onto the link and not yet at the far end, with
-    /// their arrival times (in order: a link does not reorder).
+    /// their arrival times (in order: a link does not reorder). Its `aux`
+    /// word is the head packet's hint (`head_hint`).
     pub wire: Ring<OnWire>,
     /// Bytes queued (not counting the packet being serialized). On the
     /// FIFO fast path this is an upper bound, made exact by `settle` when
@@ -124,6 +125,21 @@ pub struct Port {
 // when the port's fields change.
 const _: () = assert!(std::mem::size_of::<Port>() % 128 == 64, "a Port must be an odd number of cache lines");
 
+/// No hint (`Port::head_hint`).
+pub const NO_HINT: u32 = u32::MAX;
+
+/// Ask for port `i`'s first cache line, and with `queue` the line its
+/// discipline starts on (a hint: nothing changes).
+#[inline(always)]
+pub fn prefetch_port(ports: &[Port], i: u32, queue: bool) {
+    if let Some(p) = ports.get(i as usize) {
+        crate::prefetch::prefetch(p);
+        if queue {
+            crate::prefetch::prefetch(&p.queue);
+        }
+    }
+}
+
 impl Port {
     pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, cfg: &QueueConfig) -> Port {
         let mut p = Port::fifo(rate_bps, delay_ps, peer, cfg.limit_bytes.unwrap_or(u64::MAX), cfg.ecn_threshold_bytes);
@@ -141,7 +157,11 @@ impl Port {
         Port {
             busy_until: 0,
             fixed_ps: delay_ps,
-            wire: Ring::new(),
+            wire: {
+                let mut w = Ring::new();
+                w.aux = NO_HINT;
+                w
+            },
             bytes: 0,
             settle_above: 0,
             started: 0,
@@ -160,6 +180,23 @@ impl Port {
             queue: Queue::Fifo(Ring::new()),
             _pad: [0; 64],
         }
+    }
+
+    /// What the head packet of the link touches first at the far end: at
+    /// a switch, the output port it leaves by when that was fixed before
+    /// it got there (a single next hop, or ECMP's hash); at a host, the
+    /// packet (its id); else `NO_HINT`. Kept in the port's first line, so
+    /// the event loop can ask for those lines one event ahead: they are the
+    /// second link of a packet-hop's chain of cache misses, which the
+    /// head's cell would only name when it is read (docs/performance.md).
+    #[inline(always)]
+    pub fn head_hint(&self) -> u32 {
+        self.wire.aux
+    }
+
+    #[inline(always)]
+    pub fn set_head_hint(&mut self, hint: u32) {
+        self.wire.aux = hint;
     }
 
     /// Delay added on arrival at the peer (host processing at a host).

@@ -3,15 +3,27 @@
 //! with a power-of-two capacity an index is one AND, where `VecDeque`
 //! computes a wrap-around with a compare and a subtract on every access.
 
+use std::ptr::NonNull;
+
 /// First-in first-out buffer of `Copy` items that grows by doubling. It is
 /// 24 bytes, so it fits in a port's first cache line with the rest of what
-/// every packet touches.
-#[derive(Clone, Debug)]
+/// every packet touches: a thin pointer and a capacity mask (a boxed slice
+/// would take 16 bytes for its pointer), which leaves room for `aux`.
 pub struct Ring<T> {
-    buf: Box<[T]>,
+    buf: NonNull<T>,
+    /// Capacity minus one (the capacity is a power of two, at least 4).
+    mask: u32,
     head: u32,
     len: u32,
+    /// A word the ring's owner keeps beside it, in the same cache line:
+    /// a port keeps the next hop of its link's head packet here
+    /// (`Port::head_next`).
+    pub aux: u32,
 }
+
+// SAFETY: a `Ring` owns its items as a `Box<[T]>` would.
+unsafe impl<T: Send> Send for Ring<T> {}
+unsafe impl<T: Sync> Sync for Ring<T> {}
 
 impl<T: Copy + Default> Default for Ring<T> {
     fn default() -> Self {
@@ -19,30 +31,66 @@ impl<T: Copy + Default> Default for Ring<T> {
     }
 }
 
+impl<T: Copy + Default> Clone for Ring<T> {
+    fn clone(&self) -> Self {
+        let mut r = Ring::with_capacity(self.mask as usize + 1);
+        for x in self.iter() {
+            r.push_back(*x);
+        }
+        r.aux = self.aux;
+        r
+    }
+}
+
+impl<T: Copy + Default + std::fmt::Debug> std::fmt::Debug for Ring<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T> Drop for Ring<T> {
+    fn drop(&mut self) {
+        let cap = self.mask as usize + 1;
+        // SAFETY: `buf` came from a boxed slice of `cap` items (`alloc`).
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.buf.as_ptr(), cap)) });
+    }
+}
+
 impl<T: Copy + Default> Ring<T> {
     pub fn new() -> Self {
-        Ring { buf: vec![T::default(); 4].into_boxed_slice(), head: 0, len: 0 }
+        Ring::with_capacity(4)
+    }
+
+    /// An empty ring of `cap` cells (a power of two).
+    fn with_capacity(cap: usize) -> Self {
+        debug_assert!(cap.is_power_of_two() && cap >= 4);
+        let buf = Box::into_raw(vec![T::default(); cap].into_boxed_slice()) as *mut T;
+        // SAFETY: a boxed slice's pointer is never null.
+        Ring { buf: unsafe { NonNull::new_unchecked(buf) }, mask: (cap - 1) as u32, head: 0, len: 0, aux: 0 }
     }
 
     #[inline]
     fn mask(&self) -> usize {
-        self.buf.len() - 1
+        self.mask as usize
+    }
+
+    fn capacity(&self) -> usize {
+        self.mask as usize + 1
     }
 
     /// The storage cell of position `i` (any `i`: it wraps around).
     #[inline]
     fn cell(&self, i: usize) -> &T {
-        // SAFETY: `buf.len()` is a power of two (4, doubled by `grow`), so
-        // `i & (len - 1) < len`. Skipping the bounds check matters: this
-        // runs several times per packet-hop.
-        unsafe { self.buf.get_unchecked(i & self.mask()) }
+        // SAFETY: the capacity is a power of two (4, doubled by `grow`), so
+        // `i & mask < capacity`, and every cell is initialized. Skipping the
+        // bounds check matters: this runs several times per packet-hop.
+        unsafe { &*self.buf.as_ptr().add(i & self.mask()) }
     }
 
     #[inline]
     fn cell_mut(&mut self, i: usize) -> &mut T {
-        let j = i & self.mask();
         // SAFETY: as in `cell`.
-        unsafe { self.buf.get_unchecked_mut(j) }
+        unsafe { &mut *self.buf.as_ptr().add(i & self.mask()) }
     }
 
     #[inline]
@@ -57,7 +105,7 @@ impl<T: Copy + Default> Ring<T> {
 
     #[inline]
     pub fn push_back(&mut self, x: T) {
-        if self.len() == self.buf.len() {
+        if self.len() == self.capacity() {
             self.grow();
         }
         let tail = self.head as usize + self.len as usize;
@@ -106,13 +154,13 @@ impl<T: Copy + Default> Ring<T> {
 
     #[cold]
     fn grow(&mut self) {
-        assert!(self.buf.len() <= 1 << 31, "ring buffer over 2^31 entries");
-        let mut buf = vec![T::default(); self.buf.len() * 2].into_boxed_slice();
-        for (i, x) in self.iter().enumerate() {
-            buf[i] = *x;
+        assert!(self.capacity() <= 1 << 31, "ring buffer over 2^31 entries");
+        let mut bigger = Ring::with_capacity(self.capacity() * 2);
+        for x in self.iter() {
+            bigger.push_back(*x);
         }
-        self.buf = buf;
-        self.head = 0;
+        bigger.aux = self.aux;
+        *self = bigger;
     }
 }
 
@@ -141,5 +189,18 @@ mod tests {
             assert_eq!(r.get(d.len() / 2), d.get(d.len() / 2));
         }
         assert!(r.iter().eq(d.iter()));
+    }
+
+    #[test]
+    fn the_owners_word_survives_growth_and_clones() {
+        let mut r: Ring<u64> = Ring::new();
+        r.aux = 77;
+        for i in 0..100 {
+            r.push_back(i);
+        }
+        let c = r.clone();
+        assert_eq!((r.aux, c.aux), (77, 77));
+        assert!(c.iter().eq(r.iter()) && c.len() == 100);
+        assert_eq!(std::mem::size_of::<Ring<u64>>(), 24);
     }
 }

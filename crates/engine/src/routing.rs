@@ -199,11 +199,7 @@ impl Routes {
         let (off, len) = self.sets[g as usize];
         debug_assert!(len > 1, "no route from node {node} to host {dst}");
         let pick = match self.lb {
-            LoadBalancing::Ecmp => {
-                // Hash of (flow, node): salting with the node avoids every
-                // tier making the same choice (hash polarization).
-                splitmix(self.salt ^ ((flow as u64) << 20) ^ self.hash_key[node as usize])
-            }
+            LoadBalancing::Ecmp => self.ecmp_hash(node, flow),
             LoadBalancing::Spray => {
                 let s = &mut self.spray_state[node as usize];
                 *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -217,7 +213,36 @@ impl Routes {
                 return self.ports[off as usize + (*s % len as u64) as usize];
             }
         };
-        // multiply-shift: a uniform index in 0..len without a division
+        self.pick(off, len, pick)
+    }
+
+    /// What `next_port` will return for this packet, when that is fixed
+    /// before the packet gets there: a single next hop, or ECMP's hash.
+    /// `None` when spraying decides at the packet's turn. Changes nothing.
+    #[inline(always)]
+    pub fn fixed_port(&self, node: u32, dst: u32, flow: u32) -> Option<u32> {
+        let g = self.entry(node, dst);
+        if g & DIRECT != 0 {
+            return Some(g & !DIRECT);
+        }
+        if self.lb != LoadBalancing::Ecmp {
+            return None;
+        }
+        let (off, len) = self.sets[g as usize];
+        Some(self.pick(off, len, self.ecmp_hash(node, flow)))
+    }
+
+    /// ECMP's hash of (flow, node): salting with the node avoids every tier
+    /// making the same choice (hash polarization).
+    #[inline(always)]
+    fn ecmp_hash(&self, node: u32, flow: u32) -> u64 {
+        splitmix(self.salt ^ ((flow as u64) << 20) ^ self.hash_key[node as usize])
+    }
+
+    /// Port `pick` of the group at `off` of `len` ports, by multiply-shift:
+    /// a uniform index in 0..len without a division.
+    #[inline(always)]
+    fn pick(&self, off: u32, len: u16, pick: u64) -> u32 {
         let i = ((pick as u128 * len as u128) >> 64) as usize;
         self.ports[off as usize + i]
     }
@@ -269,6 +294,32 @@ mod tests {
         assert_eq!(&turns[..4], &turns[4..]);
         assert_eq!(turns[..4].iter().collect::<std::collections::HashSet<_>>().len(), 4);
         assert_eq!(turns[0], r.group(6, 5)[0]);
+    }
+
+    #[test]
+    fn a_fixed_port_is_the_next_port_and_spraying_fixes_none_ahead() {
+        let net = fixtures::fat_tree(4);
+        let mut ecmp = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        let mut rr = Routes::build(&net, LoadBalancing::RoundRobin, 1);
+        let (mut fixed, mut direct) = (0, 0);
+        for node in net.hosts..net.nodes.len() as u32 {
+            for dst in 0..net.hosts {
+                for flow in 0..8 {
+                    let f = ecmp.fixed_port(node, dst, flow);
+                    assert_eq!(f, Some(ecmp.next_port(node, dst, flow)));
+                    fixed += 1;
+                    // spraying knows ahead only where there is one next hop
+                    match rr.fixed_port(node, dst, flow) {
+                        Some(p) => {
+                            assert_eq!(rr.group(node, dst), &[p]);
+                            direct += 1;
+                        }
+                        None => assert!(rr.group(node, dst).len() > 1),
+                    }
+                }
+            }
+        }
+        assert!(direct > 0 && direct < fixed, "{direct} of {fixed}");
     }
 
     #[test]

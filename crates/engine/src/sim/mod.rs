@@ -24,7 +24,7 @@ use crate::metrics::{
     QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
-use crate::port::{Hop, Port, Transmitted};
+use crate::port::{Hop, Port, Transmitted, NO_HINT};
 use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
@@ -133,6 +133,14 @@ impl FlowTable {
     }
 }
 
+/// Fabrics of at least this many ports keep head-packet hints
+/// (`Port::head_hint`). Asking one event ahead for the lines a hint names
+/// pays where ports, link cells and packets do not stay in cache (6,144
+/// hosts: 15,360 ports; 12% faster) and costs where they do (pFabric's
+/// 144 hosts, 360 ports: 5-7% slower), docs/performance.md. A hint never
+/// changes results.
+const HINTS_FROM_PORTS: usize = 4096;
+
 /// The longest base RTT from host 0 to any host: both ways' propagation
 /// plus one `payload`'s serialization per hop of the way there (the HPCC
 /// simulator's `maxRtt`; its fabrics are symmetric, as dcsim's are).
@@ -184,6 +192,10 @@ pub struct Simulation {
     /// Every port is a FIFO on the fast path (one predictable test per
     /// packet instead of a look at the port's discipline).
     all_fifo_fast: bool,
+    /// Links keep hints for their head packets (`Port::head_hint`), and the
+    /// event loop asks for what they name one event ahead: on fabrics
+    /// whose ports do not stay in cache (`HINTS_FROM_PORTS`).
+    hints: bool,
     conns: Option<ConnPools>,
     /// The flow-level model (`Model::Ideal`, `Model::IdealFq`), and the rate of the
     /// link into each host.
@@ -295,6 +307,7 @@ impl Simulation {
                 p
             })
             .collect();
+        let hints = cfg.port.head_hints.unwrap_or(ports.len() >= HINTS_FROM_PORTS);
         let all_fifo_fast = cfg.port.fifo_fast_path && ports.iter().all(|p| p.queue.is_fifo());
         debug_assert!(net.links.iter().enumerate().all(|(i, l)| net.links[i ^ 1].node == l.peer), "ports come in pairs");
         let mut ports = ports;
@@ -457,6 +470,7 @@ impl Simulation {
             segs: Vec::with_capacity(64),
             status: Status::Running,
             all_fifo_fast,
+            hints,
             conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
             flow_level,
             downlink,
@@ -537,6 +551,9 @@ impl Simulation {
                 // of a packet-hop: docs/performance.md).
                 if let Some(p) = self.ports.get(next as usize) {
                     p.wire.prefetch_front();
+                    if self.hints {
+                        self.prefetch_hinted(p);
+                    }
                 }
             }
             match ev {
@@ -651,9 +668,11 @@ impl Simulation {
 
     // ---- packets through ports -------------------------------------------
 
-    /// Packet `hop` arrives at `node` by the link of port `via`.
+    /// Packet `hop` arrives at `node` by the link of port `via`, with the
+    /// hint its link kept for it (`Port::head_hint`): at a switch, the port
+    /// it leaves by unless that is `NO_HINT` (then the routes decide now).
     #[inline(always)]
-    fn on_arrive(&mut self, node: u32, hop: Hop, via: u32) {
+    fn on_arrive(&mut self, node: u32, hop: Hop, via: u32, hint: u32) {
         if self.has_pfc {
             if hop.dst == LINK_LOCAL {
                 return self.on_pfc_frame(via ^ 1, hop.id);
@@ -666,7 +685,8 @@ impl Simulation {
         if self.net.is_host(node) {
             self.on_host_receive(node, hop.id);
         } else {
-            let port = self.routes.next_port(node, hop.dst as u32, hop.flow);
+            let port = if hint != NO_HINT { hint } else { self.routes.next_port(node, hop.dst as u32, hop.flow) };
+            debug_assert!(hint == NO_HINT || Some(hint) == self.routes.fixed_port(node, hop.dst as u32, hop.flow));
             self.offer(port, hop);
         }
     }
@@ -813,7 +833,47 @@ impl Simulation {
         debug_assert!(arrival >= self.now, "a departure made too late for its arrival");
         if was_idle {
             self.cal.schedule(arrival, Event::LinkArrival { port });
+            if self.hints {
+                self.hint_head(port, self.ports[port as usize].peer, hop);
+            }
         }
+    }
+
+    /// On a fabric with hints: what the head packet of `p`'s link (the
+    /// next event's) touches next at the far end (`Port::head_hint`), the
+    /// next misses of that event's chain, which the head's cell would only
+    /// name later; and the port of the event after it.
+    #[inline(never)]
+    fn prefetch_hinted(&self, p: &Port) {
+        let hint = p.head_hint();
+        if hint != NO_HINT {
+            if self.net.is_host(p.peer) {
+                self.pool.prefetch(hint);
+            } else {
+                crate::port::prefetch_port(&self.ports, hint, false);
+            }
+        }
+        if let Some(n2) = self.cal.peek_port_2() {
+            crate::port::prefetch_port(&self.ports, n2, false);
+        }
+    }
+
+    /// Set port `port`'s `head_hint` for its new head packet `hop`, going
+    /// to `node`: at a host the packet itself; at a switch the output port
+    /// it will take there if that is known before it gets there
+    /// (`Routes::fixed_port`; looked up only with ECMP, where it always
+    /// is), else `NO_HINT`. Out of line: the loop of fabrics without hints
+    /// stays as it was.
+    #[inline(never)]
+    fn hint_head(&mut self, port: u32, node: u32, hop: Hop) {
+        let hint = if self.net.is_host(node) {
+            hop.id
+        } else if !self.routes.hashes_flows() || hop.dst == LINK_LOCAL {
+            NO_HINT
+        } else {
+            self.routes.fixed_port(node, hop.dst as u32, hop.flow).unwrap_or(NO_HINT)
+        };
+        self.ports[port as usize].set_head_hint(hint);
     }
 
     /// The head packet of port `port`'s link reaches the far end.
@@ -831,12 +891,13 @@ impl Simulation {
     #[inline(always)]
     fn on_link_arrival(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
+        let hint = p.head_hint();
         let w = p.pop_wire().expect("a link arrival is scheduled only for a non-empty link");
         let node = p.peer;
         // (`bytes` counts a lazy port's queue exactly and is in the line
         // just read; `lazy` is not.)
         let due = !self.all_fifo_fast && p.busy_until <= self.now && p.bytes > 0 && p.lazy;
-        if let Some(next) = p.wire.front() {
+        if let Some(&next) = p.wire.front() {
             self.cal.schedule(next.arrival, Event::LinkArrival { port });
             if !self.all_fifo_fast || self.net.is_host(node) {
                 // A host reads that packet when it arrives, and so does a
@@ -844,11 +905,14 @@ impl Simulation {
                 // buffers and is out of cache.
                 self.pool.prefetch(next.hop.id);
             }
+            if self.hints {
+                self.hint_head(port, node, next.hop);
+            }
         }
         if due {
             self.catch_up(port, self.now);
         }
-        self.on_arrive(node, w.hop, port);
+        self.on_arrive(node, w.hop, port, hint);
     }
 
     /// A port that obeys pauses makes each departure when its serializer
