@@ -348,6 +348,20 @@ impl Calendar {
         }
     }
 
+    /// The ports of the events in the next occupied wheel slot (at most
+    /// `n`, in no order: the slot is sorted when served), for hints.
+    #[inline(always)]
+    pub fn next_slot_ports(&self, n: usize, mut f: impl FnMut(u32)) {
+        if self.hint == NONE || self.hint - self.cursor >= self.wheel_size {
+            return;
+        }
+        let i = (self.hint & self.mask) as usize;
+        let slot = &self.wheel[i].0;
+        for &key in &slot[..(self.count[i] as usize).min(n)] {
+            f(key & (WHEEL_PORTS as u32 - 1));
+        }
+    }
+
     /// Move the cursor to the next slot holding events: the next occupied
     /// wheel slot, or the far heap's first slot if that is earlier.
     #[inline]
@@ -541,6 +555,28 @@ mod tests {
             }
             assert_eq!(c.is_empty(), reference.is_empty());
         }
+    }
+
+    #[test]
+    fn peeks_name_the_events_to_come() {
+        let mut c = Calendar::with_horizon(20_000_000, MIN_SLOT_BITS);
+        let w = 1 << MIN_SLOT_BITS;
+        // two events in the first slot, three in the fourth
+        for (t, port) in [(1, 7), (2, 8), (3 * w + 5, 30), (3 * w + 1, 31), (3 * w + 9, 32)] {
+            c.schedule(t, Event::LinkArrival { port });
+        }
+        assert_eq!(c.pop_until(Time::MAX), Some((1, Event::LinkArrival { port: 7 })));
+        assert_eq!((c.peek_port(), c.peek_port_2()), (Some(8), None));
+        let mut next = Vec::new();
+        c.next_slot_ports(4, |p| next.push(p));
+        next.sort();
+        assert_eq!(next, vec![30, 31, 32]);
+        let mut two = Vec::new();
+        c.next_slot_ports(2, |p| two.push(p));
+        assert_eq!(two.len(), 2);
+        c.pop_until(Time::MAX);
+        assert_eq!(c.pop_until(Time::MAX), Some((3 * w + 1, Event::LinkArrival { port: 31 })));
+        assert_eq!((c.peek_port(), c.peek_port_2()), (Some(30), Some(32)));
     }
 
     #[test]

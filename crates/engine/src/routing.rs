@@ -151,6 +151,15 @@ impl Routes {
         self.groups[(node as usize - self.hosts) * self.classes + d.class as usize]
     }
 
+    /// Ask for the table entry `next_port(node, dst, _)` will read (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, node: u32, dst: u32) {
+        if let Some(d) = self.dests.get(dst as usize).filter(|d| d.attach != node) {
+            let i = (node as usize - self.hosts) * self.classes + d.class as usize;
+            crate::prefetch::prefetch(self.groups.as_ptr().wrapping_add(i));
+        }
+    }
+
     /// Symmetric ECMP (ns-2's multipath classifier with `symmetric_`, which
     /// ExpressPass needs): the hash of a flow depends on the tier of the
     /// switch, not on the switch, so a packet going back (a credit, from

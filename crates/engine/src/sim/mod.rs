@@ -842,7 +842,8 @@ impl Simulation {
     /// On a fabric with hints: what the head packet of `p`'s link (the
     /// next event's) touches next at the far end (`Port::head_hint`), the
     /// next misses of that event's chain, which the head's cell would only
-    /// name later; and the port of the event after it.
+    /// name later; and the port of the event after it, or of the events of
+    /// the next slot.
     #[inline(never)]
     fn prefetch_hinted(&self, p: &Port) {
         let hint = p.head_hint();
@@ -853,8 +854,11 @@ impl Simulation {
                 crate::port::prefetch_port(&self.ports, hint, false);
             }
         }
-        if let Some(n2) = self.cal.peek_port_2() {
-            crate::port::prefetch_port(&self.ports, n2, false);
+        match self.cal.peek_port_2() {
+            Some(n2) => crate::port::prefetch_port(&self.ports, n2, false),
+            // the next event is its slot's last: the ports of the next
+            // occupied slot's (unsorted: up to four of them)
+            None => self.cal.next_slot_ports(4, |q| crate::port::prefetch_port(&self.ports, q, false)),
         }
     }
 
@@ -905,14 +909,20 @@ impl Simulation {
                 // buffers and is out of cache.
                 self.pool.prefetch(next.hop.id);
             }
-            if self.hints {
-                self.hint_head(port, node, next.hop);
+            if self.hints && !self.net.is_host(node) {
+                // its route, found below once this packet has moved on
+                self.routes.prefetch(node, next.hop.dst as u32);
             }
         }
         if due {
             self.catch_up(port, self.now);
         }
         self.on_arrive(node, w.hop, port, hint);
+        if self.hints {
+            if let Some(&next) = self.ports[port as usize].wire.front() {
+                self.hint_head(port, node, next.hop);
+            }
+        }
     }
 
     /// A port that obeys pauses makes each departure when its serializer
