@@ -125,7 +125,7 @@ pub struct Port {
 // when the port's fields change.
 const _: () = assert!(std::mem::size_of::<Port>() % 128 == 64, "a Port must be an odd number of cache lines");
 
-/// No hint (`Port::head_hint`).
+/// No hint (`Port::head_hint`); a new ring's word.
 pub const NO_HINT: u32 = u32::MAX;
 
 /// Ask for port `i`'s first cache line, and with `queue` the line its
@@ -157,11 +157,8 @@ impl Port {
         Port {
             busy_until: 0,
             fixed_ps: delay_ps,
-            wire: {
-                let mut w = Ring::new();
-                w.aux = NO_HINT;
-                w
-            },
+            // (a new ring's word is `u32::MAX`: `NO_HINT`)
+            wire: Ring::new(),
             bytes: 0,
             settle_above: 0,
             started: 0,

@@ -15,9 +15,9 @@ pub struct Ring<T> {
     mask: u32,
     head: u32,
     len: u32,
-    /// A word the ring's owner keeps beside it, in the same cache line:
-    /// a port keeps the next hop of its link's head packet here
-    /// (`Port::head_next`).
+    /// A word the ring's owner keeps beside it, in the same cache line
+    /// (`u32::MAX` in a new ring): a port keeps its link's head-packet hint
+    /// here (`Port::head_hint`).
     pub aux: u32,
 }
 
@@ -66,7 +66,7 @@ impl<T: Copy + Default> Ring<T> {
         debug_assert!(cap.is_power_of_two() && cap >= 4);
         let buf = Box::into_raw(vec![T::default(); cap].into_boxed_slice()) as *mut T;
         // SAFETY: a boxed slice's pointer is never null.
-        Ring { buf: unsafe { NonNull::new_unchecked(buf) }, mask: (cap - 1) as u32, head: 0, len: 0, aux: 0 }
+        Ring { buf: unsafe { NonNull::new_unchecked(buf) }, mask: (cap - 1) as u32, head: 0, len: 0, aux: u32::MAX }
     }
 
     #[inline]
@@ -154,7 +154,7 @@ impl<T: Copy + Default> Ring<T> {
 
     #[cold]
     fn grow(&mut self) {
-        assert!(self.capacity() <= 1 << 31, "ring buffer over 2^31 entries");
+        assert!(self.capacity() < 1 << 31, "ring buffer over 2^31 entries");
         let mut bigger = Ring::with_capacity(self.capacity() * 2);
         for x in self.iter() {
             bigger.push_back(*x);
@@ -194,6 +194,7 @@ mod tests {
     #[test]
     fn the_owners_word_survives_growth_and_clones() {
         let mut r: Ring<u64> = Ring::new();
+        assert_eq!(r.aux, u32::MAX);
         r.aux = 77;
         for i in 0..100 {
             r.push_back(i);
