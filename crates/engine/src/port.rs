@@ -128,15 +128,11 @@ const _: () = assert!(std::mem::size_of::<Port>() % 128 == 64, "a Port must be a
 /// No hint (`Port::head_hint`); a new ring's word.
 pub const NO_HINT: u32 = u32::MAX;
 
-/// Ask for port `i`'s first cache line, and with `queue` the line its
-/// discipline starts on (a hint: nothing changes).
+/// Ask for port `i`'s first cache line (a hint: nothing changes).
 #[inline(always)]
-pub fn prefetch_port(ports: &[Port], i: u32, queue: bool) {
+pub fn prefetch_port(ports: &[Port], i: u32) {
     if let Some(p) = ports.get(i as usize) {
         crate::prefetch::prefetch(p);
-        if queue {
-            crate::prefetch::prefetch(&p.queue);
-        }
     }
 }
 
@@ -180,8 +176,8 @@ impl Port {
     }
 
     /// What the head packet of the link touches first at the far end: at
-    /// a switch, the output port it leaves by when that was fixed before
-    /// it got there (a single next hop, or ECMP's hash); at a host, the
+    /// a switch, with ECMP, the output port it leaves by, fixed before it
+    /// gets there (a single next hop, or the flow's hash); at a host, the
     /// packet (its id); else `NO_HINT`. Kept in the port's first line, so
     /// the event loop can ask for those lines one event ahead: they are the
     /// second link of a packet-hop's chain of cache misses, which the

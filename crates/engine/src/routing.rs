@@ -148,15 +148,21 @@ impl Routes {
         if node == d.attach {
             return DIRECT | d.port;
         }
-        self.groups[(node as usize - self.hosts) * self.classes + d.class as usize]
+        self.groups[self.group_index(node, d.class)]
+    }
+
+    /// Where switch `node`'s entry for destination class `class` sits in
+    /// `groups`.
+    #[inline(always)]
+    fn group_index(&self, node: u32, class: u32) -> usize {
+        (node as usize - self.hosts) * self.classes + class as usize
     }
 
     /// Ask for the table entry `next_port(node, dst, _)` will read (a hint).
     #[inline(always)]
     pub fn prefetch(&self, node: u32, dst: u32) {
         if let Some(d) = self.dests.get(dst as usize).filter(|d| d.attach != node) {
-            let i = (node as usize - self.hosts) * self.classes + d.class as usize;
-            crate::prefetch::prefetch(self.groups.as_ptr().wrapping_add(i));
+            crate::prefetch::prefetch(self.groups.as_ptr().wrapping_add(self.group_index(node, d.class)));
         }
     }
 
