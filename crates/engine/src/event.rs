@@ -10,8 +10,9 @@
 //! serializer events) gives exactly the results of the general path.
 //!
 //! It is a calendar queue: a timing wheel of short slots holds the near
-//! future, where almost every packet event falls, and a binary heap holds
-//! the far future (timers) and the rare overflow of a full slot. A wheel
+//! future, where almost every packet event falls, a binary heap holds the
+//! far future (timers), and a second one the rare overflow of a full slot
+//! (`Calendar::spill`). A wheel
 //! slot is a fixed run of entries in one flat array, so scheduling a near
 //! event is two stores and a bit set; only the slot being served is
 //! sorted, and it holds a handful of events.
@@ -129,18 +130,24 @@ fn near_code(key: u32) -> u64 {
     ((key >> PORT_BITS & 1) as u64) << KIND_SHIFT | ((key as u64) & (WHEEL_PORTS - 1)) << 32
 }
 
-/// Width of one wheel slot: 2^9 .. 2^14 ps (0.5 .. 16.4 ns), chosen per
+/// Width of one wheel slot: 2^10 .. 2^14 ps (1 .. 16.4 ns), chosen per
 /// fabric (`slot_bits_for`). The time within a slot takes up to 14 bits of
-/// a wheel key.
-pub const MIN_SLOT_BITS: u32 = 9;
+/// a wheel key. The narrowest is 1 ns: on the 6,144-host fabric (about six
+/// events per nanosecond) 0.5 ns slots held three events each, a cache line
+/// of wheel per three events, and the wheel needed twice the slots for the
+/// same span; 1 ns was 2-3% faster there (docs/performance.md).
+pub const MIN_SLOT_BITS: u32 = 10;
 pub const MAX_SLOT_BITS: u32 = 14;
-/// The wheel has 2^6 .. 2^12 slots (a bitmap of up to 64 words finds the
+/// The wheel has 2^6 .. 2^13 slots (a bitmap of up to 128 words finds the
 /// next occupied one), sized to the simulation's horizon:
 /// every packet event lands within one link's serialization, propagation
 /// and host delay. A small wheel stays in cache; events beyond it (timers)
-/// go to the heap.
+/// go to the heap. 2^13: a 6,144-host fabric's host links take 3.9 us a
+/// packet (1.2 us of serialization, 2.7 us of delay), beyond 2^12 slots of
+/// 0.5 ns, and sent 3% of its events, every host-bound arrival, through
+/// the heap (5% of the time; docs/performance.md).
 const MIN_WHEEL_BITS: u32 = 6;
-const MAX_WHEEL_BITS: u32 = 12;
+const MAX_WHEEL_BITS: u32 = 13;
 pub struct Calendar {
     /// log2 of the slot width in picoseconds, and the width minus one.
     slot_bits: u32,
@@ -169,11 +176,16 @@ pub struct Calendar {
     /// hint is a rare branch instead, which the CPU predicts and runs past.
     hint: u64,
     /// Flow arrivals, timers, and port events beyond the wheel when they
-    /// were scheduled or that found their slot full; `far_top` is the
-    /// heap's least entry (`NO_ENTRY` if none), kept at hand because every
-    /// pop compares with it.
+    /// were scheduled; `far_top` is the least entry of `far` and `spill`
+    /// (`NO_ENTRY` if none), kept at hand because every pop compares with
+    /// it.
     far: BinaryHeap<Reverse<Entry>>,
     far_top: Entry,
+    /// Port events that found their wheel slot full: a heap of their own,
+    /// a few hundred entries that come due within the wheel's span, not
+    /// pushed through the thousands of timers in `far` (on 6,144 hosts at
+    /// 1 ns slots, 3% of all events; docs/performance.md).
+    spill: BinaryHeap<Reverse<Entry>>,
     sorter: Sorter,
 }
 
@@ -228,6 +240,7 @@ impl Calendar {
             occupied: vec![0; (size / 64) as usize],
             hint: NONE,
             far: BinaryHeap::new(),
+            spill: BinaryHeap::new(),
             far_top: NO_ENTRY,
             sorter: Sorter::detect(),
         }
@@ -261,6 +274,7 @@ impl Calendar {
                         return;
                     }
                 }
+                return self.push_spill(Entry { time, code });
             } else if delta == 0 && self.end < SLOT_CAP {
                 // The slot being served (rare): in order among what is left.
                 let slot = &mut self.wheel[self.at].0;
@@ -282,13 +296,25 @@ impl Calendar {
         self.far_top = self.far_top.min(e);
     }
 
+    #[cold]
+    fn push_spill(&mut self, e: Entry) {
+        self.spill.push(Reverse(e));
+        self.far_top = self.far_top.min(e);
+    }
+
     fn pop_far(&mut self, limit: Time) -> Option<(Time, Event)> {
         let e = self.far_top;
         if e.time > limit {
             return None;
         }
-        self.far.pop();
-        self.far_top = self.far.peek().map_or(NO_ENTRY, |r| r.0);
+        // (no two pending events share a key: equal is the same event)
+        if self.spill.peek().is_some_and(|r| r.0 == e) {
+            self.spill.pop();
+        } else {
+            self.far.pop();
+        }
+        let top = |h: &BinaryHeap<Reverse<Entry>>| h.peek().map_or(NO_ENTRY, |r| r.0);
+        self.far_top = top(&self.far).min(top(&self.spill));
         Some((e.time, Event::decode(e.code)))
     }
 
@@ -428,7 +454,7 @@ impl Calendar {
 
     /// The next occupied wheel slot after the cursor, as an absolute slot:
     /// a scan of the occupancy words from the cursor on, wrapping around
-    /// (at most 64 words; this runs only when the next occupied slot is not
+    /// (at most 128 words; this runs only when the next occupied slot is not
     /// in the cursor's word).
     #[cold]
     fn next_occupied(&self) -> Option<u64> {
@@ -457,7 +483,7 @@ impl Calendar {
     /// Events pending (counted: for tests and reports, not the hot path).
     pub fn len(&self) -> usize {
         let wheel: usize = self.count.iter().map(|&n| n as usize).sum();
-        self.end - self.head + wheel + self.far.len()
+        self.end - self.head + wheel + self.far.len() + self.spill.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -480,6 +506,14 @@ mod tests {
         assert_eq!(slot_bits_for(1_000_000_000, 1500), MAX_SLOT_BITS);
         assert_eq!(slot_bits_for(u64::MAX, 64), MIN_SLOT_BITS);
         assert_eq!(slot_bits_for(0, 1500), MAX_SLOT_BITS);
+        // the 6,144-host leaf-spine (384 x 16 hosts at 10 Gb/s, 384 x 4
+        // links at 40 Gb/s, both ways): 1 ns, and a wheel that holds its
+        // longest hop (1,500 B at 10 Gb/s and 2.7 us of delay)
+        let bits = slot_bits_for(2 * 6144 * 10_000_000_000 + 2 * 1536 * 40_000_000_000, 1500);
+        assert_eq!(bits, 10);
+        let hop = 1_200_000 + 2_700_000;
+        let c = Calendar::with_horizon(hop, bits);
+        assert!(c.wheel_size << bits > hop, "the longest hop goes through the heap");
     }
 
     #[test]
@@ -510,6 +544,7 @@ mod tests {
         };
         let mut now = 0u64;
         let mut flow_pending = false;
+        let mut spilled = false;
         for round in 0..200_000u64 {
             let n = if round % 1000 == 0 { 3 * SLOT_CAP } else { (rnd() % 3) as usize };
             let burst = rnd() % 20_000;
@@ -535,6 +570,7 @@ mod tests {
                 c.schedule(now + delta, event);
                 reference.push(Reverse((now + delta, event.code())));
             }
+            spilled |= !c.spill.is_empty();
             if round % 2 == 0 || n == 0 {
                 let a = c.pop();
                 let b = reference.pop();
@@ -555,6 +591,8 @@ mod tests {
             }
             assert_eq!(c.is_empty(), reference.is_empty());
         }
+        // the bursts filled slots: their events went through `spill`
+        assert!(spilled, "no slot overflowed");
     }
 
     #[test]

@@ -163,20 +163,28 @@ pub type PacketId = u32;
 /// network, not with the run's length.
 #[derive(Default)]
 pub struct Pool {
-    slots: Vec<Packet>,
+    slots: Vec<Line>,
     free: Vec<PacketId>,
 }
+
+/// A packet in a cache line of its own. At 48 bytes apart, half of the
+/// packets straddled two lines, and the prefetch of a packet a host is
+/// about to receive asked for one of them: on 6,144 hosts, 64-byte slots
+/// were 6-8% faster, for a third more pool memory (docs/performance.md).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Line(Packet);
 
 impl Pool {
     #[inline]
     pub fn alloc(&mut self, pkt: Packet) -> PacketId {
         match self.free.pop() {
             Some(id) => {
-                self.slots[id as usize] = pkt;
+                self.slots[id as usize] = Line(pkt);
                 id
             }
             None => {
-                self.slots.push(pkt);
+                self.slots.push(Line(pkt));
                 (self.slots.len() - 1) as PacketId
             }
         }
@@ -186,7 +194,7 @@ impl Pool {
     #[inline]
     pub fn release(&mut self, id: PacketId) -> Packet {
         self.free.push(id);
-        self.slots[id as usize]
+        self.slots[id as usize].0
     }
 
     /// Hint that packet `id` will be read soon.
@@ -199,12 +207,12 @@ impl Pool {
 
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id as usize]
+        &self.slots[id as usize].0
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id as usize]
+        &mut self.slots[id as usize].0
     }
 
     /// Packets in the network now.
