@@ -141,11 +141,14 @@ pub const MAX_SLOT_BITS: u32 = 14;
 /// The wheel has 2^6 .. 2^13 slots (a bitmap of up to 128 words finds the
 /// next occupied one), sized to the simulation's horizon:
 /// every packet event lands within one link's serialization, propagation
-/// and host delay. A small wheel stays in cache; events beyond it (timers)
+/// and host delay, twice over (`with_horizon`). Events beyond it (timers)
 /// go to the heap. 2^13: a 6,144-host fabric's host links take 3.9 us a
-/// packet (1.2 us of serialization, 2.7 us of delay), beyond 2^12 slots of
-/// 0.5 ns, and sent 3% of its events, every host-bound arrival, through
-/// the heap (5% of the time; docs/performance.md).
+/// packet (1.2 us of serialization, 2.7 us of delay), beyond the 2^12
+/// slots of 0.5 ns it had then, and sent 3% of its events, every
+/// host-bound arrival, through the heap (5% of the time;
+/// docs/performance.md). With its 1 ns slots since, 2^12 would just span
+/// the hop, and measured the same; 2^13 keeps the margin (a 512 KiB
+/// wheel, where the cap held 256 KiB).
 const MIN_WHEEL_BITS: u32 = 6;
 const MAX_WHEEL_BITS: u32 = 13;
 pub struct Calendar {
@@ -175,8 +178,9 @@ pub struct Calendar {
     /// processed, the end of their whole chain of cache misses. A lowered
     /// hint is a rare branch instead, which the CPU predicts and runs past.
     hint: u64,
-    /// Flow arrivals, timers, and port events beyond the wheel when they
-    /// were scheduled; `far_top` is the least entry of `far` and `spill`
+    /// Flow arrivals, timers, port events beyond the wheel when they were
+    /// scheduled, and the rare ones that find the slot being served full
+    /// (or whose port is beyond `WHEEL_PORTS`); `far_top` is the least entry of `far` and `spill`
     /// (`NO_ENTRY` if none), kept at hand because every pop compares with
     /// it.
     far: BinaryHeap<Reverse<Entry>>,

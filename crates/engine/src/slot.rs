@@ -1,7 +1,7 @@
 //! One slot of the calendar's timing wheel and how it is sorted.
 //!
 //! A slot holds the 32-bit keys of the port events due in one short window
-//! (0.5-16 ns, by the fabric's speed; see `event`), in the order they were scheduled. When the calendar
+//! (1-16 ns, by the fabric's speed; see `event`), in the order they were scheduled. When the calendar
 //! reaches the slot it sorts them once and serves them in place. The sort
 //! is on the critical path of the event loop: the first event of the slot
 //! waits for it. Entries arrive in random order, so a sort that branches on

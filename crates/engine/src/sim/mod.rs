@@ -136,7 +136,8 @@ impl FlowTable {
     /// The flow in `slot` if it is still flow `id`.
     #[inline]
     fn get(&mut self, slot: u32, id: u32) -> Option<&mut Flow> {
-        if self.ids.get(slot as usize) != Some(&id) {
+        // (`NO_FLOW` marks an empty slot: no flow has that id)
+        if self.ids.get(slot as usize) != Some(&id) || id == NO_FLOW {
             return None;
         }
         let f = self.slots[slot as usize].as_mut();
