@@ -2,7 +2,7 @@
 #   make demo   set up, then run a paper experiment in quick mode and plot it
 #   make test   set up, then run every test (Rust and Python)
 #   make bench  set up, then run the benchmarks
-#   make bench-scale  set up, then the datacenter-scale benchmark (~20 min)
+#   make bench-scale  set up, then the datacenter-scale benchmark (3-20 min)
 
 SHELL := /bin/bash
 PYTHON ?= python3

@@ -180,9 +180,9 @@ pub struct Calendar {
     hint: u64,
     /// Flow arrivals, timers, port events beyond the wheel when they were
     /// scheduled, and the rare ones that find the slot being served full
-    /// (or whose port is beyond `WHEEL_PORTS`); `far_top` is the least entry of `far` and `spill`
-    /// (`NO_ENTRY` if none), kept at hand because every pop compares with
-    /// it.
+    /// (or whose port is beyond `WHEEL_PORTS`); `far_top` is the least
+    /// entry of `far` and `spill` (`NO_ENTRY` if none), kept at hand
+    /// because every pop compares with it.
     far: BinaryHeap<Reverse<Entry>>,
     far_top: Entry,
     /// Port events that found their wheel slot full: a heap of their own,
