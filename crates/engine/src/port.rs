@@ -345,7 +345,7 @@ impl Port {
     /// queued; the result says whether to mark it, as for `admit`, and
     /// which buffered packet was dropped to make room for it, if any (the
     /// caller releases that one).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, e: Entry) -> Result<(bool, Option<Hop>), Drop> {
         let (admit, mark) = match &mut self.queue {
             Queue::Fifo(_) => {

@@ -99,17 +99,26 @@ impl PFabricQueue {
 
     /// Admission of `e` when `queued` bytes are buffered under a limit of
     /// `limit` bytes. The caller keeps the byte count (`queued < limit`
-    /// holds before and after).
+    /// holds before and after). Inlined, as are `pop` and what they call,
+    /// into the event loop: at pFabric's ports the calls' own cost was 3% of
+    /// the instructions (docs/performance.md); a full buffer is rare and
+    /// stays out of line.
+    #[inline(always)]
     pub fn offer(&mut self, e: Entry, queued: u64, limit: u64) -> Admit {
         let node = self.push(e);
-        let size = e.hop.size as u64;
-        if queued + size < limit {
+        if queued + (e.hop.size as u64) < limit {
             return Admit::Queued;
         }
-        // Full: among the packets whose removal brings the bytes below the
-        // limit (the arrival always does), the largest number goes, the
-        // latest on a tie.
-        let total = queued + size;
+        self.evict(node, queued + e.hop.size as u64, limit)
+    }
+
+    /// The buffer is full with `node` (just queued) in it, `total` bytes:
+    /// among the packets whose removal brings the bytes below the limit
+    /// (the arrival always does), the largest number goes, the latest on a
+    /// tie.
+    #[cold]
+    #[inline(never)]
+    fn evict(&mut self, node: u32, total: u64, limit: u64) -> Admit {
         let (mut victim, mut vg, mut key) = (node, 0, (0, 0));
         for (gi, g) in self.groups.iter().enumerate() {
             for n in self.list(g.head) {
@@ -129,6 +138,7 @@ impl PFabricQueue {
 
     /// The next packet to send: the first of the smallest number, or with
     /// starvation prevention the earliest packet of that packet's flow.
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<Hop> {
         let first = self.groups.first()?;
         let (mut best, mut key) = (0, (first.min_prio, first.min_seq));
@@ -143,6 +153,7 @@ impl PFabricQueue {
     }
 
     /// Buffer `e` at the tail of its flow's list.
+    #[inline(always)]
     fn push(&mut self, e: Entry) -> u32 {
         let seq = self.seq;
         self.seq += 1;
@@ -179,6 +190,7 @@ impl PFabricQueue {
     }
 
     /// Take node `n` out of group `gi`'s list and the buffer.
+    #[inline(always)]
     fn unlink(&mut self, gi: usize, n: u32) -> Hop {
         let next = self.nodes[n as usize].next;
         let g = self.groups[gi];
