@@ -44,7 +44,9 @@ class SwitchBuffer(Model):
         source=HPCC_SIM, ge=0)
     acks_high_priority: Optional[bool] = field(
         None, "ACKs ride in the control queue, served first, never paused and not counted in the buffer; none: as "
-              "the scheme has it (the HPCC simulator: for dcqcn only)", source=HPCC_SIM)
+              "the scheme has it (dcqcn: the HPCC simulator's run.py sends DCQCN's ACKs first from the NICs; its switches "
+              "queue ACKs with data for every scheme, the BFC co-author's fork of it puts them first for every scheme)",
+        source=HPCC_SIM)
 
     def resolved_pfc(self, scheme) -> bool:
         """`pfc`, with none resolved to the scheme's."""

@@ -155,7 +155,7 @@ _by_size(
     "BFC (NSDI'22) §6.2, Fig. 11(b)",
     "As bfc-fig10 with the Facebook Hadoop sizes: BFC, HPCC, DCQCN, DCTCP, ExpressPass and Ideal-FQ on the same flows.",
     "fb_hadoop", FB_FLOWS, fig11b_stats, FB_TRENDS,
-    "Short flows: the size bins up to 3 KB; long: the largest bin (the largest 5% of flows, above about 1 MB). "
+    "Short flows: the size bins up to 3 KB; long: the largest bin (the largest 5% of flows, from about 270 KB). "
     "Quick: 5,000 flows (1.4 ms of arrivals); full: 100,000 (28 ms).",
 )
 
