@@ -17,14 +17,8 @@ those fields but no window. About 20 s per dcsim run.
 """
 
 import sys
-import tempfile
-from pathlib import Path
 
-from _points import point
-from bfc_ns3_dctcp import ns3_flows
-
-import dcsim
-from dcsim.spec import spec_from_dict
+from bfc_ns3_dctcp import ns3_flows, run_on
 
 FORK = {"window": "rate", "increase_interval_us": 900.0, "ai_mbps": 50.0, "hai_mbps": 100.0,
         "min_rate_mbps": 100.0, "kmin_kb": 400.0, "kmax_kb": 1600.0}
@@ -46,18 +40,9 @@ def main(path: str) -> None:
     together = set(groups[groups >= 50].index)
     incast = f.apply(lambda r: r["size"] == 200_000 and (r.start_ns, r.dst) in together, axis=1).to_numpy()
     print(f"{path}\n  ns-3: {stats(f['size'], f.slowdown, incast)}")
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = Path(tmp) / "trace.txt"
-        rows = [f"{len(f)}"] + [f"{r.src} {r.dst} 3 {r.dport} {r.size} {(r.start_ns - 1e9) / 1e9:.9f}"
-                                for r in f.itertuples()]
-        trace.write_text("\n".join(rows) + "\n")
-        for label, variant, fields in RUNS:
-            spec = point("bfc-fig11a", variant=variant)
-            spec["workload"] = {"matrix": "trace", "trace": str(trace), "trace_format": "hpcc"}
-            spec["scheme"].update(fields)
-            d = dcsim.run_all(spec_from_dict(spec)).flows.sort_values("flow_id").reset_index(drop=True)
-            assert (d.size_bytes.to_numpy() == f["size"].to_numpy()).all(), "not the same flows"
-            print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown, incast)}")
+    for label, variant, fields in RUNS:
+        d = run_on(f, "bfc-fig11a", variant, scheme=fields)
+        print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown, incast)}")
 
 
 if __name__ == "__main__":

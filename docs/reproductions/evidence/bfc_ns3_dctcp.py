@@ -61,25 +61,33 @@ def stats(size: pd.Series, slowdown: pd.Series) -> str:
             f"short (<= 3 KB) p99 {slowdown[size <= 3000].quantile(0.99):.2f}")
 
 
+def run_on(f: pd.DataFrame, figure: str, variant: str, scheme: dict | None = None, buffer: dict | None = None):
+    """dcsim's flows (in trace order) for the figure's point of `variant`,
+    fields changed, on the flows of the ns-3 run `f` (as a trace in the HPCC
+    simulator's flow-file format)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace.txt"
+        rows = [f"{len(f)}"] + [f"{r.src} {r.dst} 3 {r.dport} {r.size} {(r.start_ns - 1e9) / 1e9:.9f}"
+                                for r in f.itertuples()]
+        trace.write_text("\n".join(rows) + "\n")
+        spec = point(figure, variant=variant)
+        spec["workload"] = {"matrix": "trace", "trace": str(trace), "trace_format": "hpcc"}
+        spec["scheme"].update(scheme or {})
+        spec.setdefault("buffer", {}).update(buffer or {})
+        d = dcsim.run_all(spec_from_dict(spec)).flows.sort_values("flow_id").reset_index(drop=True)
+    assert (d.size_bytes.to_numpy() == f["size"].to_numpy()).all(), "not the same flows"
+    return d
+
+
 def main(paths: list[str]) -> None:
     for path in paths:
         f = ns3_flows(path)
         print(f"{path}\n  ns-3: {stats(f['size'], f.slowdown)}")
-        with tempfile.TemporaryDirectory() as tmp:
-            trace = Path(tmp) / "trace.txt"
-            rows = [f"{len(f)}"] + [f"{r.src} {r.dst} 3 {r.dport} {r.size} {(r.start_ns - 1e9) / 1e9:.9f}"
-                                    for r in f.itertuples()]
-            trace.write_text("\n".join(rows) + "\n")
-            for label, variant, acks_first in [("dctcp_rdma", "dctcp", None), ("dctcp_rdma, ACKs first", "dctcp", True),
-                                               ("bfc", "bfc", None), ("ideal_fq", "ideal_fq", None)]:
-                # the figure's own point for the scheme, on the trace's flows
-                spec = point("bfc-fig11b", variant=variant)
-                spec["workload"] = {"matrix": "trace", "trace": str(trace), "trace_format": "hpcc"}
-                if acks_first:
-                    spec.setdefault("buffer", {})["acks_high_priority"] = True
-                d = dcsim.run_all(spec_from_dict(spec)).flows.sort_values("flow_id")
-                assert (d.size_bytes.to_numpy() == f["size"].to_numpy()).all(), "not the same flows"
-                print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown)}")
+        for label, variant, buffer in [("dctcp_rdma", "dctcp", {}),
+                                       ("dctcp_rdma, ACKs first", "dctcp", {"acks_high_priority": True}),
+                                       ("bfc", "bfc", {}), ("ideal_fq", "ideal_fq", {})]:
+            d = run_on(f, "bfc-fig11b", variant, buffer=buffer)
+            print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown)}")
 
 
 if __name__ == "__main__":
