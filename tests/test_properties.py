@@ -62,6 +62,9 @@ schemes = st.one_of(
     # receiver-driven credits, per-port buffers
     st.builds(lambda q, spread: {"name": "expresspass", "credit_queue_credits": q, "credit_size_spread": spread,
                                  "queue_bytes": 200_000}, st.integers(1, 16), st.sampled_from([0, 8])),
+    # receiver-driven grants over strict priorities, unbounded buffers
+    st.builds(lambda levels, over: {"name": "homa", "levels": levels, "overcommit": over, "unscheduled_levels": 1},
+              st.integers(2, 32), st.sampled_from([None, 1])),
 )
 
 specs = st.builds(

@@ -268,6 +268,9 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         out["queueing_delay"] = {tier_names[r["tier"]] + ("_single" if r["single"] else ""): {
             "packets": r["packets"], **{k.replace("_ps", "_us"): v * 1e-6 for k, v in r.items() if k.endswith("_ps")}}
             for r in eng["queueing_delay"]}
+    if eng.get("homa"):
+        # Homa's levels as resolved for this network and workload
+        out["homa"] = eng["homa"]
     if any(any(row) for row in eng["prio_losses"]["arrivals"]):
         out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)

@@ -338,6 +338,46 @@ pub enum TransportConfig {
     Rdma(RdmaConfig),
     /// ExpressPass (`transport/xpass.rs`): receiver-driven credits.
     Xpass(XpassConfig),
+    /// Homa (`transport/homa.rs`): unscheduled bytes, then grants, with
+    /// network priorities.
+    Homa(HomaConfig),
+}
+
+/// Homa's hosts (its OMNeT++ simulator's, as BFC App. A.2 ran it;
+/// docs/schemes.md).
+#[derive(Clone, Debug, Deserialize)]
+pub struct HomaConfig {
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    /// A grant on the wire.
+    pub grant_bytes: u32,
+    /// Priority levels in all (switch queues).
+    pub levels: u8,
+    /// Levels of unscheduled packets (0: in proportion to the unscheduled
+    /// bytes of `size_cdf`, BFC App. A.2).
+    #[serde(default)]
+    pub unscheduled_levels: u8,
+    /// Messages a receiver grants to at once (0: as many as there are
+    /// scheduled levels, BFC App. A.2; filled in by the simulation).
+    #[serde(default)]
+    pub overcommit: u8,
+    /// A message's unscheduled bytes and what its receiver keeps in flight
+    /// (`None`: the BDP of the network's longest base RTT at the NICs'
+    /// rate, filled in by the simulation).
+    #[serde(default)]
+    pub rtt_bytes: Option<u64>,
+    /// The message sizes the unscheduled levels are computed for (the
+    /// workload's CDF rows), and their quantum.
+    pub size_cdf: Vec<(f64, f64)>,
+    #[serde(default = "one_u64")]
+    pub size_quantum_bytes: u64,
+    /// Filled in by the simulation (`homa::levels`).
+    #[serde(skip)]
+    pub resolved: crate::transport::homa::Levels,
+}
+
+fn one_u64() -> u64 {
+    1
 }
 
 /// ExpressPass's hosts (the ns-2 `Agent/XPass` defaults and the BFC
@@ -521,6 +561,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.mss_bytes,
             TransportConfig::Rdma(c) => c.mss_bytes,
             TransportConfig::Xpass(c) => c.mss_bytes,
+            TransportConfig::Homa(c) => c.mss_bytes,
         }
     }
 
@@ -530,6 +571,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.header_bytes,
             TransportConfig::Rdma(c) => c.header_bytes,
             TransportConfig::Xpass(c) => c.header_bytes,
+            TransportConfig::Homa(c) => c.header_bytes,
         }
     }
 
@@ -539,6 +581,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.ack_bytes,
             TransportConfig::Rdma(c) => c.ack_bytes,
             TransportConfig::Xpass(c) => c.control_bytes,
+            TransportConfig::Homa(c) => c.grant_bytes,
         }
     }
 
@@ -546,14 +589,26 @@ impl TransportConfig {
     pub fn connections_per_pair(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => c.connections_per_pair,
-            TransportConfig::Rdma(_) | TransportConfig::Xpass(_) => None,
+            TransportConfig::Rdma(_) | TransportConfig::Xpass(_) | TransportConfig::Homa(_) => None,
         }
     }
 
     /// The NIC pulls this transport's data packets when its line is free
     /// (`Transport::poll`) instead of taking what it pushes.
     pub fn pulled(&self) -> bool {
-        matches!(self, TransportConfig::Rdma(_))
+        matches!(self, TransportConfig::Rdma(_) | TransportConfig::Homa(_))
+    }
+
+    /// Messages end at the receiver, with nothing sent back (Homa's): the
+    /// FCT and its ideal are one-way whatever `fct_at` says.
+    pub fn one_way(&self) -> bool {
+        matches!(self, TransportConfig::Homa(_))
+    }
+
+    /// The NIC serves its flows shortest remaining first (Homa's sender),
+    /// not round robin.
+    pub fn nic_srpt(&self) -> bool {
+        matches!(self, TransportConfig::Homa(_))
     }
 
     /// Switches stamp in-band telemetry on data packets (HPCC).

@@ -22,6 +22,9 @@ pub enum Kind {
     /// ExpressPass: the sender has no more data; the receiver stops its
     /// credits.
     CreditStop = 5,
+    /// A Homa grant, from a message's receiver to its sender: send up to
+    /// packet `seq`, at the priority level in `sack_lo`.
+    Grant = 6,
 }
 
 impl Kind {
@@ -29,7 +32,7 @@ impl Kind {
     /// way, or are link-local).
     #[inline]
     pub fn from_receiver(self) -> bool {
-        matches!(self, Kind::Ack | Kind::Credit)
+        matches!(self, Kind::Ack | Kind::Credit | Kind::Grant)
     }
 }
 

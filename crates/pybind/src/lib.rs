@@ -112,7 +112,7 @@ impl Sim {
         let cons = s.conservation();
         let ports: Vec<_> = s.port_reports();
         format!(
-            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{}}}",
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"homa\":{}}}",
             status_name(s.status()),
             s.now(),
             s.active_flows(),
@@ -121,7 +121,8 @@ impl Sim {
             cons.holds(),
             to_json(&ports),
             to_json(s.prio_losses()),
-            to_json(&s.queueing_delays())
+            to_json(&s.queueing_delays()),
+            to_json(&s.homa_levels())
         )
     }
 

@@ -255,5 +255,6 @@ class RunOptions(Model):
                                  source="BFC NSDI'22 Table 1 (99th percentile queueing delay)")
     fct_at: Literal["sender", "receiver"] = field(
         "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "
-        "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal)",
+        "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal). Homa, "
+        "which acknowledges nothing, is always timed at the receiver",
         source="pFabric and PIAS ns-2 scripts (the FCT they log ends at the sender)")

@@ -178,6 +178,9 @@ impl Simulation {
             return;
         }
         let classes = q.classes();
+        if self.nic_srpt {
+            self.nic_sort_srpt(host);
+        }
         let mut earliest = Time::MAX;
         for _ in 0..self.nics[host as usize].ready.len() {
             let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
@@ -231,6 +234,17 @@ impl Simulation {
         }
     }
 
+    /// Order `host`'s NIC list shortest remaining first (the fewest bytes
+    /// left to send; ties: the earlier flow), for a NIC that serves its
+    /// flows so (Homa's sender, `HomaTransport.cc`'s `SRBF`; BFC-SRF's
+    /// NICs): the round robin that follows then asks them in that order.
+    fn nic_sort_srpt(&mut self, host: u32) {
+        let (flows, cfg) = (&self.flows, &self.cfg.transport);
+        let ready = self.nics[host as usize].ready.make_contiguous();
+        // (flows that ended sort first, and leave the list)
+        ready.sort_by_cached_key(|&(slot, id)| flows.peek(slot, id).map_or((0, 0), |f| (f.ep.bytes_left(cfg), id)));
+    }
+
     /// Packet `id` is delivered to `host`. A data packet's pool slot is
     /// reused for its reply; any other packet leaves the network here.
     pub(super) fn on_host_receive(&mut self, host: u32, id: PacketId) {
@@ -266,9 +280,12 @@ impl Simulation {
                 if drives {
                     self.receiver_acted(pkt.slot, pkt.flow, now);
                 }
+                if !self.homa_in.is_empty() {
+                    self.homa_receive(host, pkt.slot, pkt.flow);
+                }
             }
             Kind::Pause | Kind::Resume => unreachable!("PFC frames end at the port they reach"),
-            Kind::Ack | Kind::Credit => {
+            Kind::Ack | Kind::Credit | Kind::Grant => {
                 self.pool.release(id);
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.ep.retransmits();

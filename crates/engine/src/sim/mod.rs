@@ -6,6 +6,7 @@
 //! and what a run reports (`reports.rs`) are `impl Simulation` blocks of
 //! their own.
 
+mod grants;
 mod hosts;
 mod reports;
 mod switches;
@@ -145,6 +146,14 @@ impl FlowTable {
         f
     }
 
+    /// `get`, read-only.
+    fn peek(&self, slot: u32, id: u32) -> Option<&Flow> {
+        if self.ids.get(slot as usize) != Some(&id) || id == NO_FLOW {
+            return None;
+        }
+        self.slots[slot as usize].as_ref()
+    }
+
     fn remove(&mut self, slot: u32) {
         self.slots[slot as usize] = None;
         self.ids[slot as usize] = NO_FLOW;
@@ -241,6 +250,8 @@ pub struct Simulation {
     /// round robin, and the host of each NIC port.
     nics: Vec<Nic>,
     nic_host: Vec<u32>,
+    /// The NICs serve their flows shortest remaining first, not round robin.
+    nic_srpt: bool,
     /// In-band telemetry by packet id (HPCC; empty otherwise).
     int: Vec<IntStack>,
     telemetry: bool,
@@ -248,6 +259,9 @@ pub struct Simulation {
     bp: Option<Backpressure>,
     /// Data packets' queueing delays at switches (`queueing_delay`).
     delays: Option<QueueingDelay>,
+    /// Homa's receivers: by host, the messages arriving there that are
+    /// still to be granted (`sim/grants.rs`; empty for other transports).
+    homa_in: Vec<Vec<(u32, u32)>>,
 }
 
 /// `Packet::seq` of a PFC frame, which pauses one priority (traffic
@@ -308,6 +322,9 @@ impl Simulation {
             if r.window_bdp {
                 r.window_bytes.get_or_insert(bdp(longest_rtt(&net, &routes, r.mss_bytes as u64)));
             }
+        }
+        if let crate::config::TransportConfig::Homa(h) = &mut cfg.transport {
+            grants::resolve(h, &net, longest_rtt(&net, &routes, h.mss_bytes as u64))?;
         }
         let ports: Vec<Port> = net
             .links
@@ -398,6 +415,12 @@ impl Simulation {
         if telemetry && cfg.shared_buffer.is_none() {
             return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
+        let nic_srpt = cfg.transport.nic_srpt();
+        let homa_in = if matches!(cfg.transport, crate::config::TransportConfig::Homa(_)) {
+            vec![Vec::new(); net.hosts as usize]
+        } else {
+            vec![]
+        };
         let nics: Vec<Nic> = if pulled { (0..net.hosts).map(|_| Nic::default()).collect() } else { vec![] };
         let nic_host: Vec<u32> = if pulled {
             net.links.iter().map(|l| if net.is_host(l.node) { l.node } else { u32::MAX }).collect()
@@ -503,12 +526,14 @@ impl Simulation {
             has_pfc,
             nics,
             nic_host,
+            nic_srpt,
             int: Vec::new(),
             telemetry,
             bp,
             delays,
             buffers,
             buffer_samples: Vec::new(),
+            homa_in,
         })
     }
 

@@ -149,7 +149,8 @@ impl Simulation {
         let wire = spec.size + spec.size.div_ceil(mss) * hdr;
         let first_pkt = spec.size.min(mss) + hdr;
         let mut ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
-        if self.cfg.fct_at == FctAt::Sender {
+        // (Homa acknowledges nothing: its messages end at the receiver)
+        if self.cfg.fct_at == FctAt::Sender && !self.cfg.transport.one_way() {
             ideal += self.ack_latency(spec.dst, spec.src);
         }
         ideal
@@ -241,6 +242,19 @@ impl Simulation {
     /// `queueing_delay` is on).
     pub fn queueing_delays(&self) -> Option<Vec<DelayReport>> {
         self.delays.as_ref().map(QueueingDelay::reports)
+    }
+
+    /// Homa's levels as the simulation resolved them (`None` for other
+    /// transports).
+    pub fn homa_levels(&self) -> Option<crate::metrics::HomaReport> {
+        let crate::config::TransportConfig::Homa(h) = &self.cfg.transport else { return None };
+        Some(crate::metrics::HomaReport {
+            rtt_bytes: h.rtt_bytes.unwrap_or(0),
+            unscheduled_levels: h.resolved.unscheduled,
+            scheduled_levels: h.levels - h.resolved.unscheduled,
+            overcommit: h.overcommit,
+            cutoffs: h.resolved.cutoffs.clone(),
+        })
     }
 
     /// Counters with the port-level totals folded in.

@@ -8,6 +8,7 @@
 pub mod cubic;
 pub mod dcqcn_ns3;
 pub mod delayed_ack;
+pub mod homa;
 pub mod rdma;
 pub mod tcp;
 pub mod xpass;
@@ -49,16 +50,19 @@ pub enum Transport {
     Rdma(rdma::RdmaFlow),
     /// ExpressPass: the receiver's credits let the sender's data out.
     Xpass(xpass::XpassFlow),
+    /// Homa: unscheduled bytes, then the receiver's grants.
+    Homa(homa::HomaFlow),
 }
 
 /// A flow and its configuration, by transport (a flow's transport is the
 /// configuration's: other pairs cannot occur).
 macro_rules! with_cfg {
-    ($self:expr, $cfg:expr, $t:ident, $c:ident => $tcp:expr, $rdma:expr, $xpass:expr) => {
+    ($self:expr, $cfg:expr, $t:ident, $c:ident => $tcp:expr, $rdma:expr, $xpass:expr, $homa:expr) => {
         match ($self, $cfg) {
             (Transport::Tcp($t), TransportConfig::Tcp($c)) => $tcp,
             (Transport::Rdma($t), TransportConfig::Rdma($c)) => $rdma,
             (Transport::Xpass($t), TransportConfig::Xpass($c)) => $xpass,
+            (Transport::Homa($t), TransportConfig::Homa($c)) => $homa,
             _ => unreachable!("a flow's transport is its configuration's"),
         }
     };
@@ -83,6 +87,7 @@ impl Transport {
             }
             TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::new(spec, c)),
             TransportConfig::Xpass(c) => Transport::Xpass(xpass::XpassFlow::new(spec, c, seed)),
+            TransportConfig::Homa(c) => Transport::Homa(homa::HomaFlow::new(spec, c)),
         }
     }
 
@@ -91,28 +96,40 @@ impl Transport {
     pub fn conn(&self) -> Conn {
         match self {
             Transport::Tcp(t) => Conn::Tcp(t.snd.conn()),
-            Transport::Rdma(_) | Transport::Xpass(_) => unreachable!("only TCP flows reuse connections"),
+            Transport::Rdma(_) | Transport::Xpass(_) | Transport::Homa(_) => {
+                unreachable!("only TCP flows reuse connections")
+            }
         }
     }
 
     /// The flow starts: what to send first (a transport the NIC pulls
     /// sends nothing here; see `poll`).
     pub fn start(&mut self, now: Time, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => t.start(now, c, out), { let _ = (t, c); }, t.start(now, c, out))
+        with_cfg!(self, cfg, t, c => t.start(now, c, out), { let _ = (t, c); }, t.start(now, c, out), { let _ = (t, c); })
     }
 
     /// A transport the NIC pulls: the next packet, or when to ask again,
     /// or that it is blocked until an ACK or a timer.
     #[inline]
     pub fn poll(&mut self, now: Time, cfg: &TransportConfig) -> Poll {
-        with_cfg!(self, cfg, t, c => { let _ = (t, c); Poll::Blocked }, t.poll(now, c), { let _ = (t, c); Poll::Blocked })
+        with_cfg!(self, cfg, t, c => { let _ = (t, c); Poll::Blocked }, t.poll(now, c), { let _ = (t, c); Poll::Blocked },
+                  t.poll(c))
+    }
+
+    /// A flow the NIC serves shortest remaining first: the bytes it has
+    /// yet to send.
+    #[inline]
+    pub fn bytes_left(&self, cfg: &TransportConfig) -> u64 {
+        with_cfg!(self, cfg, t, c => { let _ = (t, c); 0 }, { let _ = (t, c); 0 }, { let _ = (t, c); 0 },
+                  t.bytes_left(c))
     }
 
     /// The receiving end takes a data packet (or another packet the
     /// sender sent it); returns the reply to send back, if any.
     #[inline]
     pub fn on_data(&mut self, now: Time, data: &Packet, cfg: &TransportConfig) -> Option<Packet> {
-        with_cfg!(self, cfg, t, c => t.on_data(now, data, c), t.on_data(now, data, c), t.on_data(now, data, c))
+        with_cfg!(self, cfg, t, c => t.on_data(now, data, c), t.on_data(now, data, c), t.on_data(now, data, c),
+                  t.on_data(data, c))
     }
 
     /// The receiver has timers of its own or ends the flow (ExpressPass:
@@ -121,7 +138,8 @@ impl Transport {
     #[inline]
     pub fn receiver_drives(&self) -> bool {
         match self {
-            Transport::Xpass(_) => true,
+            // the receiver ends the flow when it holds every byte
+            Transport::Xpass(_) | Transport::Homa(_) => true,
             // a receiver that holds ACKs has a timer of its own
             Transport::Tcp(t) => t.coalesces_acks(),
             // ns3-rdma's DCQCN ticks at the receiver
@@ -136,6 +154,9 @@ impl Transport {
         with_cfg!(self, cfg, t, c => { let _ = int; t.on_ack(now, ack, c, out) }, t.on_ack(now, ack, int, c), {
             let _ = int;
             t.on_ack(now, ack, c, out)
+        }, {
+            let _ = (int, c, now, out);
+            t.on_grant(ack)
         })
     }
 
@@ -152,7 +173,7 @@ impl Transport {
     #[inline]
     pub fn next_avail(&self) -> Time {
         match self {
-            Transport::Tcp(_) | Transport::Xpass(_) => 0,
+            Transport::Tcp(_) | Transport::Xpass(_) | Transport::Homa(_) => 0,
             Transport::Rdma(t) => t.next_avail(),
         }
     }
@@ -165,6 +186,7 @@ impl Transport {
             Transport::Tcp(t) => 1 + t.coalesces_acks() as u8,
             Transport::Rdma(_) => 4,
             Transport::Xpass(_) => 4,
+            Transport::Homa(_) => 0,
         }
     }
 
@@ -177,12 +199,16 @@ impl Transport {
             Transport::Tcp(t) => t.deadline(kind),
             Transport::Rdma(t) => t.deadline(kind),
             Transport::Xpass(t) => t.deadline(kind),
+            Transport::Homa(_) => homa::deadline(kind),
         }
     }
 
     /// Timer `kind` fired at its deadline.
     pub fn on_timer(&mut self, now: Time, kind: u8, cfg: &TransportConfig, out: &mut Vec<Segment>) {
-        with_cfg!(self, cfg, t, c => t.on_timer(now, kind, c, out), t.on_timer(now, kind, c), t.on_timer(now, kind, c, out))
+        with_cfg!(self, cfg, t, c => t.on_timer(now, kind, c, out), t.on_timer(now, kind, c), t.on_timer(now, kind, c, out), {
+            let _ = (t, c, out);
+            unreachable!("Homa has no timers")
+        })
     }
 
     /// A reply the receiver held and a timer released (TCP's coalesced
@@ -191,7 +217,7 @@ impl Transport {
         match self {
             Transport::Tcp(t) => t.take_due_ack(now),
             Transport::Rdma(t) => t.take_cnp(),
-            Transport::Xpass(_) => None,
+            Transport::Xpass(_) | Transport::Homa(_) => None,
         }
     }
 
@@ -202,6 +228,7 @@ impl Transport {
             Transport::Tcp(t) => t.rcv.complete(),
             Transport::Rdma(t) => t.receiver_complete(),
             Transport::Xpass(t) => t.receiver_complete(),
+            Transport::Homa(t) => t.receiver_complete(),
         }
     }
 
@@ -213,6 +240,8 @@ impl Transport {
             Transport::Tcp(t) => t.snd.done(),
             Transport::Rdma(t) => t.sender_done(),
             Transport::Xpass(t) => t.closed(),
+            // nothing follows the last byte (no ACKs)
+            Transport::Homa(t) => t.receiver_complete(),
         }
     }
 
@@ -223,6 +252,7 @@ impl Transport {
             Transport::Tcp(t) => t.snd.retx,
             Transport::Rdma(t) => t.retx,
             Transport::Xpass(t) => t.retx,
+            Transport::Homa(_) => 0,
         }
     }
 
@@ -233,11 +263,15 @@ impl Transport {
             Transport::Tcp(t) => t.snd.timeouts,
             Transport::Rdma(t) => t.timeouts,
             Transport::Xpass(t) => t.timeouts,
+            Transport::Homa(_) => 0,
         }
     }
 
     /// Payload bytes the receiver holds.
     pub fn delivered_bytes(&self, cfg: &TransportConfig) -> u64 {
-        with_cfg!(self, cfg, t, c => t.delivered_bytes(c), t.delivered_bytes(c), t.delivered_bytes(c))
+        with_cfg!(self, cfg, t, c => t.delivered_bytes(c), t.delivered_bytes(c), t.delivered_bytes(c), {
+            let _ = c;
+            t.delivered_bytes()
+        })
     }
 }

@@ -13,6 +13,7 @@ from .dcqcn_ns3rdma import DcqcnNs3rdmaScheme
 from .dctcp import DctcpScheme
 from .dctcp_rdma import DctcpRdmaScheme
 from .expresspass import ExpressPassScheme
+from .homa import HomaScheme
 from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
@@ -26,14 +27,14 @@ from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
                          L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
-                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme],
+                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme, HomaScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
            "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
            "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme,
-           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme}
+           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme, "homa": HomaScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
            "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme"]
+           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme", "HomaScheme"]
