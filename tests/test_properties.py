@@ -58,7 +58,9 @@ schemes = st.one_of(
                      {"name": "bfc", "sample": 0.5}, {"name": "hpcc", "perfect_retransmit": True},
                      {"name": "hpcc", "perfect_retransmit": True, "queues": 4, "assign": "dynamic", "rto_us": 1000.0},
                      # ideal fair queueing at packet level: a queue per flow, unbounded buffers
-                     {"name": "ideal_fq_packet"}]),
+                     {"name": "ideal_fq_packet"},
+                     # shortest remaining first at switches and NICs (BFC App. A.2)
+                     {"name": "bfc", "scheduling": "srf"}, {"name": "ideal_srf_packet"}]),
     # receiver-driven credits, per-port buffers
     st.builds(lambda q, spread: {"name": "expresspass", "credit_queue_credits": q, "credit_size_spread": spread,
                                  "queue_bytes": 200_000}, st.integers(1, 16), st.sampled_from([0, 8])),

@@ -272,7 +272,12 @@ pub enum Discipline {
     },
     /// Per-flow fair queueing with unbounded queues (`queue/fq.rs`): BFC's
     /// Ideal-FQ.
-    Fq { quantum_bytes: u64 },
+    Fq {
+        quantum_bytes: u64,
+        /// Shortest remaining first instead of round robin (IdealSRF).
+        #[serde(default)]
+        srf: bool,
+    },
     /// BFC (`queue/bfc.rs`, `backpressure.rs`).
     Bfc {
         queues: u16,
@@ -280,6 +285,9 @@ pub enum Discipline {
         assign: Assign,
         quantum_bytes: u64,
         sticky_ps: u64,
+        /// BFC-SRF: queues served by their head's remaining size.
+        #[serde(default)]
+        srf: bool,
     },
 }
 
@@ -429,6 +437,11 @@ pub struct RdmaConfig {
     /// line rate (filled in by the simulation; BFC - NIC's cap, App. A.8).
     #[serde(default)]
     pub window_bdp: bool,
+    /// Each data packet carries its flow's remaining size (BFC-SRF's
+    /// header, App. A.2), and the NIC serves its flows shortest remaining
+    /// first.
+    #[serde(default)]
+    pub srf: bool,
     /// Idealized retransmission (BFC §6.4's HPCC-PFC): a packet dropped
     /// in the network is known to its sender at once and sent again alone;
     /// the receiver keeps packets out of order (no go-back-N).
@@ -608,7 +621,7 @@ impl TransportConfig {
     /// The NIC serves its flows shortest remaining first (Homa's sender),
     /// not round robin.
     pub fn nic_srpt(&self) -> bool {
-        matches!(self, TransportConfig::Homa(_))
+        matches!(self, TransportConfig::Homa(_) | TransportConfig::Rdma(RdmaConfig { srf: true, .. }))
     }
 
     /// Switches stamp in-band telemetry on data packets (HPCC).

@@ -20,6 +20,11 @@
 //! at the same priority level follow fair scheduling" (deficit round robin
 //! within the class).
 //!
+//! **BFC-SRF** (App. A.2): "the switch schedules queues in order of
+//! remaining size of the packet at the head of the queue" (the remaining
+//! size a flow writes into each packet it sends; ties: the lower queue),
+//! in place of deficit round robin (`set_srf`).
+//!
 //! **Backpressure** (§3.3.2) is the switch's (`sim/switches.rs`, with the pause
 //! counters): this port reports the queue it assigned, the queue's length
 //! before the packet, and the number of active queues (non-empty and not
@@ -72,6 +77,9 @@ pub struct BfcQueues {
     /// which they are.
     active: usize,
     eligible: Bitset,
+    /// BFC-SRF: each data packet's remaining-size header, by queue in the
+    /// queue's order (empty: deficit round robin).
+    tags: Vec<Ring<u64>>,
     /// The data queue of the last packet `pop` returned (None: control).
     pub last_queue: Option<u16>,
     /// Flows given a queue (a flow-table entry with no packet in the
@@ -107,6 +115,7 @@ impl BfcQueues {
             rng: Xoshiro256PlusPlus::seed_from_u64(0),
             active: 0,
             eligible: Bitset::new(queues as u32),
+            tags: Vec::new(),
             last_queue: None,
             assignments: 0,
             collisions: 0,
@@ -116,6 +125,11 @@ impl BfcQueues {
 
     pub fn seed(&mut self, seed: u64) {
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    /// Serve the queues shortest remaining first (BFC-SRF, App. A.2).
+    pub fn set_srf(&mut self) {
+        self.tags = (0..self.queues.len()).map(|_| Ring::new()).collect();
     }
 
     /// Partition the queues (and the flow table) evenly among `classes`
@@ -216,6 +230,15 @@ impl BfcQueues {
     }
 
     pub fn push(&mut self, hop: Hop, q: usize) {
+        self.push_tagged(hop, q, 0);
+    }
+
+    /// `push`, with the packet's remaining-size header (BFC-SRF's order;
+    /// unused otherwise).
+    pub fn push_tagged(&mut self, hop: Hop, q: usize, tag: u64) {
+        if let Some(t) = self.tags.get_mut(q) {
+            t.push_back(tag);
+        }
         if self.queues[q].is_empty() && !self.paused[q] {
             self.active += 1;
             self.eligible.set(q as u32);
@@ -258,6 +281,21 @@ impl BfcQueues {
             let c = (0..self.classes).find(|&c| self.eligible.next_set(bounds[c] as u32, bounds[c + 1] as u32).is_some())?;
             (c, bounds[c] as u32, bounds[c + 1] as u32)
         };
+        if !self.tags.is_empty() {
+            // BFC-SRF: the queue whose head has the least left of its flow
+            let mut best: Option<(u64, u32)> = None;
+            let mut q = self.eligible.next_set(lo, hi);
+            while let Some(i) = q {
+                let tag = *self.tags[i as usize].front().expect("eligible queues have packets");
+                if best.is_none_or(|(t, _)| tag < t) {
+                    best = Some((tag, i));
+                }
+                q = self.eligible.next_set(i + 1, hi);
+            }
+            let q = best.expect("an eligible queue in the class").1 as usize;
+            self.tags[q].pop_front();
+            return Some(self.take(q));
+        }
         // the class's turn, kept in locals and saved on the way out
         let (mut turn, mut started) = self.turns[c];
         let next = |turn: usize| if turn + 1 >= hi as usize { lo as usize } else { turn + 1 };
@@ -280,22 +318,29 @@ impl BfcQueues {
             }
             if self.deficit[q] >= head.size as u64 {
                 self.deficit[q] -= head.size as u64;
-                self.queues[q].pop_front();
-                self.bytes[q] -= head.size as u64;
+                out = Some(self.take(q));
                 if self.queues[q].is_empty() {
-                    self.deficit[q] = 0;
-                    self.active -= 1;
-                    self.eligible.clear(q as u32);
                     (turn, started) = (next(turn), false);
                 }
-                self.last_queue = Some(q as u16);
-                out = Some(head);
                 break;
             }
             (turn, started) = (next(turn), false);
         }
         self.turns[c] = (turn, started);
         out
+    }
+
+    /// Take the head of data queue `q` (eligible).
+    fn take(&mut self, q: usize) -> Hop {
+        let head = self.queues[q].pop_front().expect("eligible queues have packets");
+        self.bytes[q] -= head.size as u64;
+        if self.queues[q].is_empty() {
+            self.deficit[q] = 0;
+            self.active -= 1;
+            self.eligible.clear(q as u32);
+        }
+        self.last_queue = Some(q as u16);
+        head
     }
 
     pub fn len(&self) -> usize {
@@ -430,5 +475,28 @@ mod tests {
         assert_eq!(b.pop().map(|h| h.id), Some(101));
         assert_eq!(b.pop(), None);
         assert!(BfcQueues::new(2, 200, Assign::Dynamic, 1048, 0).set_classes(3).is_err());
+    }
+
+    #[test]
+    fn srf_serves_the_queue_whose_head_has_least_left() {
+        // BFC-SRF: three queues with heads of 50, 20 and 90 bytes left; a
+        // paused queue waits whatever it holds; ties go to the lower queue
+        let mut b = BfcQueues::new(4, 400, Assign::Dynamic, 1048, 0);
+        b.set_srf();
+        b.push_tagged(hop(0, 1000), 0, 50);
+        b.push_tagged(hop(1, 1000), 0, 49);
+        b.push_tagged(hop(2, 1000), 1, 20);
+        b.push_tagged(hop(3, 1000), 2, 90);
+        b.push_tagged(hop(4, 1000), 3, 5);
+        b.set_paused(3, true);
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop()).map(|h| h.id).collect();
+        // queue 1 (20), then queue 0's 50 and 49 in its FIFO order, then 90
+        assert_eq!(order, vec![2, 0, 1, 3]);
+        assert_eq!(b.last_queue, Some(2));
+        b.set_paused(3, false);
+        b.push_tagged(hop(5, 1000), 1, 5);
+        assert_eq!(b.pop().map(|h| h.id), Some(5), "a tie: the lower queue");
+        assert_eq!(b.pop().map(|h| h.id), Some(4));
+        assert_eq!((b.active(), b.data_bytes()), (0, 0));
     }
 }

@@ -6,6 +6,11 @@
 //! robin with a one-packet quantum, after a control queue (ACKs) served
 //! first. Unlike BFC's queues (`bfc.rs`) there is no limit on the number
 //! of queues, so flows never share one, and nothing pauses.
+//!
+//! With `srf` it is BFC App. A.2's IdealSRF: the same unlimited queues,
+//! served shortest remaining first (the queue whose head packet carries
+//! the least left of its flow, `Entry::prio`; ties: the queue that became
+//! busy first) instead of round robin.
 
 use super::Entry;
 use crate::packet::Hop;
@@ -15,6 +20,8 @@ use std::collections::{HashMap, VecDeque};
 #[derive(Debug, Default)]
 struct FlowQueue {
     hops: Ring<Hop>,
+    /// With `srf`: each packet's remaining-size header.
+    tags: Ring<u64>,
     deficit: u64,
 }
 
@@ -32,6 +39,7 @@ pub struct FqQueues {
     ring: VecDeque<usize>,
     started: bool,
     quantum: u64,
+    srf: bool,
     data_bytes: u64,
     len: usize,
 }
@@ -47,9 +55,15 @@ impl FqQueues {
             ring: VecDeque::new(),
             started: false,
             quantum: quantum.max(1),
+            srf: false,
             data_bytes: 0,
             len: 0,
         }
+    }
+
+    /// Serve shortest remaining first (IdealSRF).
+    pub fn set_srf(&mut self) {
+        self.srf = true;
     }
 
     pub fn push(&mut self, e: Entry) {
@@ -75,6 +89,9 @@ impl FqQueues {
             }
         };
         self.queues[q].hops.push_back(e.hop);
+        if self.srf {
+            self.queues[q].tags.push_back(e.prio);
+        }
     }
 
     /// The next packet: control first, then deficit round robin over the
@@ -83,6 +100,9 @@ impl FqQueues {
         if let Some(h) = self.control.pop_front() {
             self.len -= 1;
             return Some(h);
+        }
+        if self.srf {
+            return self.pop_srf();
         }
         loop {
             let &q = self.ring.front()?;
@@ -111,6 +131,27 @@ impl FqQueues {
             }
             return Some(head);
         }
+    }
+
+    /// IdealSRF's choice: the flow whose head packet has the least left.
+    fn pop_srf(&mut self) -> Option<Hop> {
+        let (pos, _) = self
+            .ring
+            .iter()
+            .enumerate()
+            .min_by_key(|&(i, &q)| (*self.queues[q].tags.front().expect("queues in the ring have packets"), i))?;
+        let q = self.ring[pos];
+        let fq = &mut self.queues[q];
+        let head = fq.hops.pop_front().expect("queues in the ring have packets");
+        fq.tags.pop_front();
+        self.len -= 1;
+        self.data_bytes -= head.size as u64;
+        if fq.hops.is_empty() {
+            self.ring.remove(pos);
+            self.of_flow.remove(&self.flow_of[q]);
+            self.free.push(q);
+        }
+        Some(head)
     }
 
     pub fn len(&self) -> usize {
@@ -182,5 +223,24 @@ mod tests {
         q.push(entry(2, 8, 1000));
         assert_eq!(q.queues.len(), 1);
         assert_eq!(q.hops().count(), 1);
+    }
+
+    #[test]
+    fn srf_serves_the_flow_whose_head_has_least_left() {
+        // IdealSRF: flows 1, 2, 3 with heads of 300, 100 and 100 bytes
+        // left: flow 2 (busy before flow 3) first, each flow's packets in
+        // order; control first
+        let mut q = FqQueues::new(1048);
+        q.set_srf();
+        let tagged = |id, flow, left| Entry { prio: left, ..entry(id, flow, 1000) };
+        q.push(tagged(0, 1, 300));
+        q.push(tagged(1, 2, 100));
+        q.push(tagged(2, 3, 100));
+        q.push(tagged(3, 2, 50));
+        q.push(tagged(4, 1, 200));
+        q.push(Entry { flow: 9 << 1 | 1, ..entry(5, 0, 60) });
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|h| h.id).collect();
+        assert_eq!(order, vec![5, 1, 3, 2, 0, 4]);
+        assert_eq!((q.len(), q.active_flows(), q.data_bytes()), (0, 0, 0));
     }
 }

@@ -110,10 +110,20 @@ impl Queue {
             Discipline::Xpass { credit_queue_bytes, bucket_bytes, .. } => {
                 Queue::Xpass(xpass::XpassQueue::new(credit_queue_bytes, bucket_bytes))
             }
-            Discipline::Fq { quantum_bytes } => Queue::Fq(fq::FqQueues::new(quantum_bytes)),
-            Discipline::Bfc { queues, table_size, assign, quantum_bytes, sticky_ps } => Queue::Bfc(
-                bfc::BfcQueues::new(queues as usize, table_size as usize, assign, quantum_bytes, sticky_ps),
-            ),
+            Discipline::Fq { quantum_bytes, srf } => {
+                let mut q = fq::FqQueues::new(quantum_bytes);
+                if srf {
+                    q.set_srf();
+                }
+                Queue::Fq(q)
+            }
+            Discipline::Bfc { queues, table_size, assign, quantum_bytes, sticky_ps, srf } => {
+                let mut q = bfc::BfcQueues::new(queues as usize, table_size as usize, assign, quantum_bytes, sticky_ps);
+                if srf {
+                    q.set_srf();
+                }
+                Queue::Bfc(q)
+            }
         }
     }
 

@@ -212,6 +212,9 @@ impl Simulation {
                     self.counters.host_tx_pkts += 1;
                     self.counters.host_tx_bytes += pkt.size as u64;
                     let pid = self.pool.alloc(pkt);
+                    if self.srf {
+                        self.tag_remaining(pid, spec.size, seg.seq);
+                    }
                     if self.telemetry {
                         if self.int.len() <= pid as usize {
                             self.int.resize(pid as usize + 1, IntStack::default());
@@ -232,6 +235,16 @@ impl Simulation {
         if earliest < Time::MAX {
             self.nic_wake_at(host, earliest);
         }
+    }
+
+    /// BFC-SRF's header: what is left of its flow at packet `seq` (itself
+    /// included), kept by packet id.
+    fn tag_remaining(&mut self, pid: PacketId, size: u64, seq: u32) {
+        if self.srf_tag.len() <= pid as usize {
+            self.srf_tag.resize(pid as usize + 1, 0);
+        }
+        let mss = self.cfg.transport.mss_bytes() as u64;
+        self.srf_tag[pid as usize] = size.saturating_sub(seq as u64 * mss).max(1);
     }
 
     /// Order `host`'s NIC list shortest remaining first (the fewest bytes

@@ -252,6 +252,11 @@ pub struct Simulation {
     nic_host: Vec<u32>,
     /// The NICs serve their flows shortest remaining first, not round robin.
     nic_srpt: bool,
+    /// BFC-SRF's and IdealSRF's header, by packet id: the bytes of its
+    /// flow left at each data packet a NIC sends (empty unless
+    /// `RdmaConfig::srf`).
+    srf_tag: Vec<u64>,
+    srf: bool,
     /// In-band telemetry by packet id (HPCC; empty otherwise).
     int: Vec<IntStack>,
     telemetry: bool,
@@ -416,6 +421,7 @@ impl Simulation {
             return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
         let nic_srpt = cfg.transport.nic_srpt();
+        let srf = matches!(cfg.transport, crate::config::TransportConfig::Rdma(crate::config::RdmaConfig { srf: true, .. }));
         let homa_in = if matches!(cfg.transport, crate::config::TransportConfig::Homa(_)) {
             vec![Vec::new(); net.hosts as usize]
         } else {
@@ -527,6 +533,8 @@ impl Simulation {
             nics,
             nic_host,
             nic_srpt,
+            srf_tag: Vec::new(),
+            srf,
             int: Vec::new(),
             telemetry,
             bp,

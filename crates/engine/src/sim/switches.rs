@@ -13,7 +13,11 @@ impl Simulation {
     pub(super) fn offer_pfc(&mut self, port: u32, hop: Hop) {
         let now = self.now;
         let pkt = self.pool.get(hop.id);
-        let entry = Entry::of(hop, pkt);
+        let mut entry = Entry::of(hop, pkt);
+        if self.srf && pkt.kind == Kind::Data {
+            // IdealSRF's queues order by the remaining-size header
+            entry.prio = self.srf_tag[hop.id as usize];
+        }
         let p = &mut self.ports[port as usize];
         let control = match &p.queue {
             Queue::Pfc(q) => q.is_control(&entry),
@@ -139,7 +143,7 @@ impl Simulation {
         }
         let q = b.assign(bp.key(pkt.flow), b.class_of(pkt.flow), now, sampled);
         let (before, active) = (b.queue_bytes(q), b.active());
-        b.push(hop, q);
+        b.push_tagged(hop, q, self.srf_tag.get(hop.id as usize).copied().unwrap_or(0));
         p.add_bytes(hop.size as u64);
         // the upstream end of the ingress link is a host's NIC
         let from_nic = || self.net.is_host(self.net.links[(pkt.ingress ^ 1) as usize].node);

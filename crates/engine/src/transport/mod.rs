@@ -120,8 +120,7 @@ impl Transport {
     /// yet to send.
     #[inline]
     pub fn bytes_left(&self, cfg: &TransportConfig) -> u64 {
-        with_cfg!(self, cfg, t, c => { let _ = (t, c); 0 }, { let _ = (t, c); 0 }, { let _ = (t, c); 0 },
-                  t.bytes_left(c))
+        with_cfg!(self, cfg, t, c => { let _ = (t, c); 0 }, t.bytes_left(c), { let _ = (t, c); 0 }, t.bytes_left(c))
     }
 
     /// The receiving end takes a data packet (or another packet the

@@ -545,6 +545,15 @@ impl RdmaFlow {
     }
 
     /// When the flow may send next (pacing), for the NIC.
+    /// Bytes not yet sent (what a NIC that serves shortest remaining first
+    /// orders by; go-back-N counts the packets to send again).
+    pub fn bytes_left(&self, cfg: &RdmaConfig) -> u64 {
+        if self.snd_nxt >= self.n_pkts {
+            return 0;
+        }
+        (self.n_pkts - self.snd_nxt - 1) as u64 * cfg.mss_bytes as u64 + self.last_payload as u64
+    }
+
     pub fn next_avail(&self) -> Time {
         self.next_avail
     }
@@ -706,6 +715,7 @@ mod tests {
             window_bytes: window,
             var_win: false,
             window_bdp: false,
+            srf: false,
             perfect_retransmit: false,
             nack_interval_ps: 500_000_000,
             rto_ps: None,

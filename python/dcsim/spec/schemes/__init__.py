@@ -17,7 +17,7 @@ from .homa import HomaScheme
 from .hpcc import HpccScheme
 from .ideal import IdealScheme
 from .ideal_fq import IdealFqScheme
-from .ideal_fq_packet import IdealFqPacketScheme
+from .ideal_fq_packet import IdealFqPacketScheme, IdealSrfPacketScheme
 from .l2dct import L2dctScheme
 from .las import LasScheme
 from .pfabric import PFabricScheme
@@ -27,14 +27,17 @@ from .tcp import TcpFamily, TcpScheme
 
 Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
                          L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
-                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme, HomaScheme],
+                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme, HomaScheme,
+                         IdealSrfPacketScheme],
                    Field(discriminator="name")]
 SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
            "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
            "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
            "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme,
-           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme, "homa": HomaScheme}
+           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme, "homa": HomaScheme,
+           "ideal_srf_packet": IdealSrfPacketScheme}
 
 __all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
            "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme", "HomaScheme"]
+           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme", "HomaScheme",
+           "IdealSrfPacketScheme"]

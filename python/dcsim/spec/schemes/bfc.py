@@ -32,6 +32,10 @@ class BfcScheme(RdmaFamily):
     the buffer is full, and go-back-N (with the safety timeout) recovers."""
 
     name: Literal["bfc"] = field("bfc", "the scheme")
+    scheduling: Literal["fair", "srf"] = field(
+        "fair", "fair: deficit round robin among the queues (BFC); srf: BFC-SRF, each data packet carries what is "
+                "left of its flow, switches serve the queue whose head has the least left and NICs the flow with the "
+                "least left (App. A.2)", source=BFC_A + ".2")
     queues: int = field(32, "physical queues per egress port", source=BFC62 + " (Tofino2)", ge=1, le=4096)
     table_per_queue: int = field(100, "flow-table entries per queue of the port (a collision below 1% while "
                                       "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1)
@@ -76,7 +80,9 @@ class BfcScheme(RdmaFamily):
             "assign": self.assign,
             "quantum_bytes": self.quantum_bytes,
             "sticky_ps": ps(self.sticky_hrtt * hrtt),
+            "srf": self.scheduling == "srf",
         }}
+        transport["srf"] = self.scheduling == "srf"
         return transport, port
 
     def extra_config(self, spec: "Spec") -> dict:

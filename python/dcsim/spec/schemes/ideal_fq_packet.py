@@ -41,3 +41,23 @@ class IdealFqPacketScheme(RdmaFamily):
         transport, port = self.rdma_engine(spec, {"kind": "none"}, window_bdp=True)
         port["switch"] = {"discipline": {"kind": "fq", "quantum_bytes": self.quantum_bytes}}
         return transport, port
+
+
+class IdealSrfPacketScheme(IdealFqPacketScheme):
+    """BFC App. A.2's IdealSRF: "an idealized SRF scheme with unlimited
+    queues and unbounded buffers at each switch", packet by packet. As
+    `ideal_fq_packet` (a queue per flow at every switch port, unbounded
+    buffers, nothing paused or dropped, RDMA hosts at line rate with each
+    flow's packets in flight capped at a BDP), but every data packet
+    carries what is left of its flow, switch ports serve the flow whose
+    head packet has the least left (ACKs first), and NICs the flow with the
+    least left to send. With ECMP (the figure's IdealSRF+ECMP) flows
+    contend in the core as BFC-SRF's do."""
+
+    name: Literal["ideal_srf_packet"] = field("ideal_srf_packet", "the scheme")
+
+    def engine(self, spec: "Spec") -> tuple[dict, dict]:
+        transport, port = super().engine(spec)
+        port["switch"]["discipline"]["srf"] = True
+        transport["srf"] = True
+        return transport, port
