@@ -735,3 +735,24 @@ def test_a_paper_reproduces_every_figure_and_shares_their_common_runs(tmp_path, 
     assert (tmp_path / "p" / "tiny-fig2" / "tiny-fig2.csv").read_text() == table
     with pytest.raises(SpecError, match="unknown paper 'nope'"):
         figures.reproduce_paper("nope", tmp_path / "q")
+
+
+def test_bfc_srf_figures_run_homa_bfc_srf_and_ideal_srf_on_the_same_flows(tmp_path):
+    # App. A.2's figures, small: Homa (sprayed and with ECMP), BFC-SRF and
+    # IdealSRF on the same flows; Fig. 18's rack alone, every flow to host 0
+    fig = dataclasses.replace(figures.REGISTRY["bfc-fig17b"], flows={"quick": 600})
+    result, t = fig.reproduce(tmp_path / "f17", "quick", jobs=1, quiet=True)
+    assert not result.failed
+    assert set(t.variant) == {"homa", "homa_ecmp", "bfc_srf", "ideal_srf"}
+    counts = t.groupby("variant").flows.sum()
+    assert counts.nunique() == 1 and counts.iloc[0] == 600
+    info = json.loads((tmp_path / "f17" / "figure.json").read_text())
+    assert {p["verdict"] for p in info["paper"]} <= {"consistent", "differs"} and len(info["paper"]) == 5
+    specs = {p.params["variant"]: p.spec for p in figures.REGISTRY["bfc-fig17b"].sweep("full").points()}
+    assert specs["homa"].routing.load_balancing == "spray" and specs["homa_ecmp"].routing.load_balancing == "ecmp"
+    assert specs["bfc_srf"].scheme.scheduling == "srf" and specs["ideal_srf"].routing.load_balancing == "ecmp"
+    rack = {p.params["variant"]: p.spec for p in figures.REGISTRY["bfc-fig18a"].sweep("quick").points()}
+    assert set(rack) == {"homa", "bfc_srf", "ideal_srf"}
+    w = rack["bfc_srf"].workload
+    assert (rack["homa"].topology.kind, w.matrix, w.dst, w.load, w.load_basis) == ("star", "many_to_one", 0, 0.6, "host")
+    assert figures.REGISTRY["bfc-fig19b"].base["workload"]["incasts"]["senders"] == 100
