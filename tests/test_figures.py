@@ -756,3 +756,18 @@ def test_bfc_srf_figures_run_homa_bfc_srf_and_ideal_srf_on_the_same_flows(tmp_pa
     w = rack["bfc_srf"].workload
     assert (rack["homa"].topology.kind, w.matrix, w.dst, w.load, w.load_basis) == ("star", "many_to_one", 0, 0.6, "host")
     assert figures.REGISTRY["bfc-fig19b"].base["workload"]["incasts"]["senders"] == 100
+
+
+def test_bfc_fig26_runs_two_datacenters_with_long_flows_between_them(tmp_path):
+    fig = dataclasses.replace(figures.REGISTRY["bfc-fig26"], flows={"quick": 500},
+                              mode_set={"quick": {"run.stop_time_s": 0.0005}})
+    result, t = fig.reproduce(tmp_path / "f26", "quick", jobs=1, quiet=True)
+    assert not result.failed and set(t.variant) == {"bfc", "hpcc", "dcqcn"}
+    # the by-size table counts the intra-datacenter flows only
+    assert t.groupby("variant").flows.sum().max() <= 500
+    info = json.loads((tmp_path / "f26" / "figure.json").read_text())
+    got = {p["panel"]: p["ours"][""] for p in info["paper"]}
+    assert 0.9 < got["bfc_interconnect_utilization"] <= 1.0
+    specs = {p.params["variant"]: p.spec for p in figures.REGISTRY["bfc-fig26"].sweep("full").points()}
+    assert specs["hpcc"].scheme.global_rtt is False and specs["bfc"].run.stop_time_s == 0.03
+    assert len(specs["dcqcn"].workload.long_flows.pairs) == 20

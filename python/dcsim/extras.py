@@ -95,9 +95,10 @@ def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "n
                      np.full(n, p.bytes, dtype=np.int64), np.arange(n), 2))
     if w.long_flows is not None:
         lf = w.long_flows
-        n = lf.count
-        cols.append((np.full(n, start, dtype=np.int64), np.full(n, lf.src, dtype=np.int64),
-                     np.full(n, lf.dst, dtype=np.int64), np.full(n, lf.bytes, dtype=np.int64), np.arange(n), 4))
+        ends = np.array(lf.endpoints(), dtype=np.int64).reshape(-1, 2)
+        n = len(ends)
+        cols.append((np.full(n, start, dtype=np.int64), ends[:, 0], ends[:, 1], np.full(n, lf.bytes, dtype=np.int64),
+                     np.arange(n), 4))
     start_ps, src, dst, size, group = (np.concatenate([c[i] for c in cols]) for i in range(5))
     kind = np.concatenate([np.full(len(c[0]), c[5], dtype=np.int64) for c in cols])
     order = np.lexsort((np.where(kind == 3, 2.5, kind), start_ps))  # by time, then kind (pings before incasts)

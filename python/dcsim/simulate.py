@@ -243,6 +243,8 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         "drops_by_tier": drops_by_tier,
         "drops_by_port": [p for p in ports if p["drops"]],
     }
+    if spec.run.report_links:
+        out["links"] = _link_reports(spec.run.report_links, ports, eng["sim_time_ps"])
     if spec.buffer.resolved_model(spec.scheme) == "shared":
         # PFC: how long each port was held by pauses, by tier of the port
         # held (host NICs, switch ports)
@@ -277,6 +279,21 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
     return out
 
 
+def _link_reports(pairs, ports: list, sim_time_ps: int) -> list:
+    """Each asked-for link's traffic, both ways: bytes and packets sent,
+    and utilization over the run."""
+    out = []
+    for a, b in pairs:
+        ways = [p for p in ports if (p["node"], p["peer"]) in ((a, b), (b, a))]
+        if not ways:
+            raise SpecError(f"run.report_links: nodes {a} and {b} share no link")
+        for p in sorted(ways, key=lambda p: (p["node"] != a, p["port"])):
+            out.append({"from": p["node"], "to": p["peer"], "rate_bps": p["rate_bps"], "tx_bytes": p["tx_bytes"],
+                        "tx_pkts": p["tx_pkts"],
+                        "utilization": p["tx_bytes"] * 8 * 1e12 / (p["rate_bps"] * max(sim_time_ps, 1))})
+    return out
+
+
 def _warn_unfinished(summary: dict, table: str) -> None:
     n = summary["unfinished_flows"]
     if n:
@@ -295,9 +312,13 @@ def _warn_unfinished(summary: dict, table: str) -> None:
 def build(spec: Spec) -> Sim:
     """Validate, resolve and build the engine simulation (no events run)."""
     try:
-        return Sim(engine_config_json(spec))
+        sim = Sim(engine_config_json(spec))
     except ValueError as e:
         raise SpecError(str(e)) from None
+    if spec.run.report_links:
+        # every link asked for exists (before the run, not after it)
+        _link_reports(spec.run.report_links, json.loads(sim.summary_json())["ports"], 1)
+    return sim
 
 
 @dataclass

@@ -75,6 +75,8 @@ def default(info: FieldInfo) -> str:
         return f'"{v}"'
     if isinstance(v, int):
         return f"{v:,}".replace(",", "_") if abs(v) >= 10_000 else str(v)
+    if isinstance(v, (list, dict)):
+        return "empty" if not v else f"`{v}`"
     return f"{v:g}"
 
 

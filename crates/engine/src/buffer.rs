@@ -50,7 +50,9 @@ struct Ingress {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Switch {
-    /// The shared pool: the buffer less every port's reserve and headroom.
+    /// The switch's buffer, and the shared pool: the buffer less every
+    /// port's reserve and headroom.
+    bytes: u64,
     pool: u64,
     /// Bytes of the pool in use.
     shared_used: u64,
@@ -88,14 +90,14 @@ impl SharedBuffers {
             node_switch[n] = switches.len() as u32;
             let headroom: u64 = node.ports.iter().map(|&p| Self::headroom(cfg, &net.links[p as usize])).sum();
             let reserves = cfg.reserve_bytes * node.ports.len() as u64;
-            let pool = cfg.bytes.checked_sub(headroom + reserves).ok_or_else(|| {
+            let bytes = cfg.bytes_at.iter().find(|&&(at, _)| at == n as u32).map_or(cfg.bytes, |&(_, b)| b);
+            let pool = bytes.checked_sub(headroom + reserves).ok_or_else(|| {
                 format!(
-                    "a switch's shared buffer ({} B) is smaller than its ports' reserves and PFC headroom ({} B)",
-                    cfg.bytes,
+                    "switch {n}'s shared buffer ({bytes} B) is smaller than its ports' reserves and PFC headroom ({} B)",
                     headroom + reserves
                 )
             })?;
-            switches.push(Switch { pool, ..Switch::default() });
+            switches.push(Switch { bytes, pool, ..Switch::default() });
         }
         let switch_of: Vec<u32> = net.links.iter().map(|l| node_switch[l.node as usize]).collect();
         let ingress = net
@@ -113,6 +115,9 @@ impl SharedBuffers {
                 }
             })
             .collect();
+        if let Some(&(at, _)) = cfg.bytes_at.iter().find(|&&(at, _)| node_switch.get(at as usize).is_none_or(|&s| s == NONE)) {
+            return Err(format!("shared buffer bytes_at: node {at} is not a switch"));
+        }
         Ok(SharedBuffers { cfg: cfg.clone(), classes, switch_of, ingress, switches, node_switch })
     }
 
@@ -167,7 +172,7 @@ impl SharedBuffers {
             if ing.hdrm + size > ing.headroom && ing.bytes.saturating_sub(self.cfg.reserve_bytes) + size > t {
                 return Err(());
             }
-        } else if sw.used + size > self.cfg.bytes {
+        } else if sw.used + size > sw.bytes {
             return Err(());
         }
         let sw = &mut self.switches[s];
@@ -245,6 +250,7 @@ mod tests {
             .unwrap();
         let cfg = SharedBufferConfig {
             bytes,
+            bytes_at: vec![],
             reserve_bytes: 4096,
             resume_offset_bytes: 3072,
             headroom_bytes: None,
@@ -265,6 +271,22 @@ mod tests {
         let (b, _) = star(true, 12 << 20);
         // 100 Gb/s x 1 us x 3 / 8 = 37,500 B per port; 4 ports
         assert_eq!(b.switches[0].pool, (12 << 20) - 4 * (37_500 + 4096));
+    }
+
+    #[test]
+    fn a_switch_may_have_a_buffer_of_its_own_size() {
+        let net = Network::build(&TopologyConfig::Star { hosts: 4, rate_bps: 100_000_000_000, delay_ps: 1_000_000 })
+            .unwrap();
+        let (b, _) = star(true, 12 << 20);
+        let mut cfg = b.cfg.clone();
+        cfg.bytes_at = vec![(4, 64 << 20)];
+        let big = SharedBuffers::new(&cfg, &net, 1).unwrap();
+        assert_eq!(big.switches[0].pool, (64 << 20) - 4 * (37_500 + 4096));
+        cfg.bytes_at = vec![(1, 64 << 20)];
+        assert!(SharedBuffers::new(&cfg, &net, 1).unwrap_err().contains("node 1 is not a switch"));
+        // a buffer smaller than its headroom is refused, naming the switch
+        cfg.bytes_at = vec![(4, 100_000)];
+        assert!(SharedBuffers::new(&cfg, &net, 1).unwrap_err().contains("switch 4's shared buffer"));
     }
 
     #[test]
@@ -358,6 +380,7 @@ mod tests {
             .unwrap();
         let cfg = SharedBufferConfig {
             bytes: 12 << 20,
+            bytes_at: vec![],
             reserve_bytes: 4096,
             resume_offset_bytes: 3072,
             headroom_bytes: None,

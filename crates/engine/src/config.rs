@@ -68,6 +68,10 @@ pub enum ClassScheduling {
 pub struct SharedBufferConfig {
     /// Bytes of buffer per switch.
     pub bytes: u64,
+    /// Switches with another buffer size, as (node, bytes) (BFC's
+    /// cross-datacenter gateways, App. A.9).
+    #[serde(default)]
+    pub bytes_at: Vec<(u32, u64)>,
     /// Bytes each ingress may hold before it takes from the shared pool.
     pub reserve_bytes: u64,
     /// An ingress resumes its upstream this far below its threshold.
@@ -437,6 +441,10 @@ pub struct RdmaConfig {
     /// line rate (filled in by the simulation; BFC - NIC's cap, App. A.8).
     #[serde(default)]
     pub window_bdp: bool,
+    /// HPCC's T and W (and the window) from each flow's own base RTT, not
+    /// the network's longest (the simulator's `GLOBAL_T 0`).
+    #[serde(default)]
+    pub pair_rtt: bool,
     /// Each data packet carries its flow's remaining size (BFC-SRF's
     /// header, App. A.2), and the NIC serves its flows shortest remaining
     /// first.
@@ -622,6 +630,11 @@ impl TransportConfig {
     /// not round robin.
     pub fn nic_srpt(&self) -> bool {
         matches!(self, TransportConfig::Homa(_) | TransportConfig::Rdma(RdmaConfig { srf: true, .. }))
+    }
+
+    /// Flows take their base RTT from their own path (`RdmaConfig::pair_rtt`).
+    pub fn pair_rtt(&self) -> bool {
+        matches!(self, TransportConfig::Rdma(RdmaConfig { pair_rtt: true, .. }))
     }
 
     /// Switches stamp in-band telemetry on data packets (HPCC).

@@ -355,6 +355,7 @@ pub struct PortReport {
     pub peer: u32,
     /// 0 host NIC, 1 leaf/edge, 2 spine/aggregation, 3 core.
     pub tier: u8,
+    pub rate_bps: u64,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
     pub drops: u64,

@@ -27,6 +27,9 @@ class SwitchBuffer(Model):
         "whose ports are FIFOs, tcp and dctcp, and the RDMA schemes); auto: what the scheme runs on in its paper "
         "(shared for dcqcn and hpcc, per port for the rest)")
     size_mb: float = field(12.0, "shared buffer per switch, MiB (2^20 bytes)", source="BFC §6.2.1; " + HPCC_SIM, gt=0)
+    size_mb_at: dict[int, float] = field(
+        {}, "switches with another shared buffer, MiB, by node (switches are numbered after the hosts: on a file "
+            "topology in the order of their file ids)", source="BFC App. A.9 (the co-author's gateways: 64 MiB)")
     pfc: Optional[bool] = field(
         None, "pause the upstream of an ingress over its threshold (else drop when the buffer is full); none: the "
               "scheme's (on, but off for bfc, which has its own backpressure)",
@@ -89,8 +92,13 @@ class SwitchBuffer(Model):
                 host = dict(host, discipline=dict(host["discipline"], acks_high_priority=self.acks_high_priority))
         switch = {"discipline": pfc_port, "limit_bytes": None,
                   "ecn_threshold_bytes": port["switch"].get("ecn_threshold_bytes")}
+        if unbounded and self.size_mb_at:
+            raise SpecError(f"buffer.size_mb_at: scheme {scheme.name}'s switch buffers are unbounded; leave it empty")
+        if any(mb <= 0 for mb in self.size_mb_at.values()):
+            raise SpecError(f"buffer.size_mb_at: sizes must be positive, got {self.size_mb_at}")
         shared = {
             "bytes": 1 << 50 if unbounded else round(self.size_mb * (1 << 20)),
+            "bytes_at": sorted((node, round(mb * (1 << 20))) for node, mb in self.size_mb_at.items()),
             "reserve_bytes": self.reserve_bytes,
             "resume_offset_bytes": self.resume_offset_bytes,
             "headroom_bytes": self.headroom_bytes,

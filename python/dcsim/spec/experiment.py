@@ -239,8 +239,8 @@ def engine_config(spec: Spec) -> dict:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
     for name, h in (("workload.src", w.src if w.matrix == "bulk" else None),
                     ("workload.pings.src", w.pings and w.pings.src), ("workload.pings.dst", w.pings and w.pings.dst),
-                    ("workload.long_flows.src", w.long_flows and w.long_flows.src),
-                    ("workload.long_flows.dst", w.long_flows and w.long_flows.dst)):
+                    *((f"workload.long_flows ({src} -> {dst})", h) for src, dst in
+                      (w.long_flows.endpoints() if w.long_flows else []) for h in (src, dst))):
         if h is not None and h >= hosts:
             raise SpecError(f"{name}: {h} is not a host of this topology (0..{hosts - 1})")
     if w.matrix == "trace":
@@ -279,10 +279,11 @@ def engine_config(spec: Spec) -> dict:
         elif w.matrix == "all_to_all":
             matrix = {"kind": "all_to_all"}
         elif w.matrix == "rack_local":
-            rack = getattr(topo, "hosts_per_leaf", None)
+            rack = w.rack_hosts or getattr(topo, "hosts_per_leaf", None)
             if rack is None or rack < 2 or hosts <= rack:
                 raise SpecError(f"workload.matrix = 'rack_local' needs racks: a leaf-spine with at least two leaves of "
-                                f"at least two hosts each; {topo.kind} has none")
+                                f"at least two hosts each, or workload.rack_hosts below the {hosts} hosts; "
+                                f"{topo.kind} has none")
             matrix = {"kind": "rack_local", "rack_hosts": rack, "local_share": w.local_share}
         else:
             matrix = {"kind": "many_to_one", "dst": w.dst}

@@ -80,7 +80,14 @@ class LongFlows(Model):
     src: int = field(1, "the sending host", ge=0)
     dst: int = field(0, "the receiving host", ge=0)
     count: int = field(1, "flows", gt=0, le=1000)
+    pairs: Optional[list[tuple[int, int]]] = field(
+        None, "one flow per (src, dst) pair instead of `count` from `src` to `dst` (BFC App. A.9's inter-datacenter "
+              "flows)")
     bytes: int = field(10**12, "bytes of each (default: 1 TB, never finishing in a simulated run)", gt=0)
+
+    def endpoints(self) -> list[tuple[int, int]]:
+        """Each flow's (src, dst)."""
+        return list(self.pairs) if self.pairs is not None else [(self.src, self.dst)] * self.count
 
 
 class Workload(Model):
@@ -108,6 +115,9 @@ class Workload(Model):
         "run with run.stop_time_s; PIAS Fig. 10); rack_local: a uniform source, and a `local_share` of the flows "
         "to another host of its rack (a leaf's hosts), the rest to hosts of other racks, uniformly (BFC Fig. 22)",
         source="pFabric §5.2, §5.3; PIAS §V-B, §V-C; BFC App. A.5")
+    rack_hosts: Optional[int] = field(
+        None, "rack_local: hosts per rack, racks being runs of consecutive hosts; none: the leaf-spine's hosts per "
+              "leaf (on a file topology: a datacenter's hosts, BFC App. A.9)", ge=2)
     local_share: float = field(0.5, "rack_local: the fraction of flows that stay in their source's rack (0.5 on a "
                                     "2:1 oversubscribed leaf-spine loads host and core links equally)",
                                source="BFC NSDI'22 App. A.5", ge=0, le=1)
@@ -197,8 +207,10 @@ class Workload(Model):
             raise ValueError("workload.pings cannot go on top of matrix = 'incast' (a closed loop)")
         if self.long_flows is not None and self.matrix in ("trace", "incast", "bulk"):
             raise ValueError(f"workload.long_flows go on top of a generated workload, not matrix = '{self.matrix}'")
-        if self.long_flows is not None and self.long_flows.src == self.long_flows.dst:
-            raise ValueError(f"workload.long_flows: src and dst are the same host ({self.long_flows.src})")
+        if self.long_flows is not None:
+            for src, dst in self.long_flows.endpoints():
+                if src == dst:
+                    raise ValueError(f"workload.long_flows: src and dst are the same host ({src})")
         if self.pings is not None and self.pings.src == self.pings.dst:
             raise ValueError(f"workload.pings: src and dst are the same host ({self.pings.src})")
         if self.arrivals == "ns2_scripts" and self.matrix != "all_to_all":
@@ -238,6 +250,10 @@ class RunOptions(Model):
     """How the run is carried out and when it stops."""
 
     host_delay_us: float = field(0.0, "host processing delay added when a packet reaches a host, us", ge=0)
+    report_links: list[tuple[int, int]] = field(
+        [], "links whose traffic the summary reports (`links`: bytes and packets each way, and utilization over the "
+            "run), as pairs of the nodes they join, numbered as dcsim numbers them (hosts first, then switches)",
+        source="BFC App. A.9, Fig. 26(b) (the interconnect's utilization)")
     stop_time_s: Optional[float] = field(
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)

@@ -48,7 +48,9 @@ impl Simulation {
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
         let (conn, opened_now) = self.conns.as_mut().map_or((None, false), |c| c.take(spec.src, spec.dst));
-        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now, self.cfg.seed);
+        // HPCC with each pair's own T (the simulator's GLOBAL_T 0)
+        let rtt = t.pair_rtt().then(|| pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64));
+        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now, self.cfg.seed, rtt);
         self.counters.connections_opened += opened_now as u64;
         let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
         let slot = self.flows.insert(flow);

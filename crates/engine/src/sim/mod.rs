@@ -174,18 +174,19 @@ const HINTS_FROM_PORTS: usize = 4096;
 /// plus one `payload`'s serialization per hop of the way there (the HPCC
 /// simulator's `maxRtt`; its fabrics are symmetric, as dcsim's are).
 fn longest_rtt(net: &Network, routes: &Routes, payload: u64) -> Time {
-    (1..net.hosts)
-        .map(|dst| {
-            let (mut node, mut t) = (0u32, 0);
-            while node != dst {
-                let l = &net.links[routes.group(node, dst)[0] as usize];
-                t += 2 * l.delay_ps + serialization(payload, l.rate_bps);
-                node = l.peer;
-            }
-            t
-        })
-        .max()
-        .unwrap_or(0)
+    (1..net.hosts).map(|dst| pair_rtt(net, routes, 0, dst, payload)).max().unwrap_or(0)
+}
+
+/// The base RTT from `src` to `dst`, as `longest_rtt` counts it (the HPCC
+/// simulator's `pairRtt`).
+fn pair_rtt(net: &Network, routes: &Routes, src: u32, dst: u32, payload: u64) -> Time {
+    let (mut node, mut t) = (src, 0);
+    while node != dst {
+        let l = &net.links[routes.group(node, dst)[0] as usize];
+        t += 2 * l.delay_ps + serialization(payload, l.rate_bps);
+        node = l.peer;
+    }
+    t
 }
 
 /// Why `run` returned.

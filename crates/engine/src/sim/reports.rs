@@ -217,6 +217,7 @@ impl Simulation {
                 node: l.node,
                 peer: l.peer,
                 tier: self.net.nodes[l.node as usize].tier,
+                rate_bps: l.rate_bps,
                 tx_pkts: self.tx[i].pkts,
                 tx_bytes: self.tx[i].bytes,
                 drops: stats.drops,

@@ -71,7 +71,8 @@ macro_rules! with_cfg {
 impl Transport {
     /// A flow's endpoints; on a reused connection, `conn` is what the
     /// connection kept from its last flow; `opened_now`: a pool opened the
-    /// flow's connection for it (a handshake first, if so configured).
+    /// flow's connection for it (a handshake first, if so configured);
+    /// `pair_rtt`: the flow's own base RTT, where its transport uses it.
     pub fn new(
         spec: &FlowSpec,
         cfg: &TransportConfig,
@@ -79,13 +80,14 @@ impl Transport {
         deadline: Option<Time>,
         opened_now: bool,
         seed: u64,
+        pair_rtt: Option<Time>,
     ) -> Transport {
         match cfg {
             TransportConfig::Tcp(c) => {
                 let handshake = opened_now && c.handshake;
                 Transport::Tcp(tcp::TcpFlow::new(spec, c, conn.map(|Conn::Tcp(x)| x), deadline, handshake))
             }
-            TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::new(spec, c)),
+            TransportConfig::Rdma(c) => Transport::Rdma(rdma::RdmaFlow::with_rtt(spec, c, pair_rtt)),
             TransportConfig::Xpass(c) => Transport::Xpass(xpass::XpassFlow::new(spec, c, seed)),
             TransportConfig::Homa(c) => Transport::Homa(homa::HomaFlow::new(spec, c)),
         }

@@ -169,6 +169,8 @@ pub struct RdmaFlow {
     dctcp: Dctcp,
     /// The delay-based window (`RdmaCc::Delay`), packets.
     delay_w: f64,
+    /// The flow's own base RTT and BDP (`RdmaConfig::pair_rtt`).
+    pair: Option<(Time, u64)>,
     /// Bytes of the last packet sent (to re-pace it when the rate changes).
     last_size: u16,
     pub retx: u32,
@@ -188,6 +190,12 @@ pub struct RdmaFlow {
 
 impl RdmaFlow {
     pub fn new(spec: &FlowSpec, cfg: &RdmaConfig) -> RdmaFlow {
+        Self::with_rtt(spec, cfg, None)
+    }
+
+    /// A flow whose HPCC takes T = `pair_rtt` and W = its BDP at the line
+    /// rate (`RdmaConfig::pair_rtt`), else the configuration's.
+    pub fn with_rtt(spec: &FlowSpec, cfg: &RdmaConfig, pair_rtt: Option<Time>) -> RdmaFlow {
         let mss = cfg.mss_bytes as u64;
         let n = spec.size.div_ceil(mss).max(1);
         let n_pkts = u32::try_from(n).expect("flow too large");
@@ -230,6 +238,7 @@ impl RdmaFlow {
             dctcp: Dctcp { alpha: 1.0, marks: 0, batch: 0, last_update_seq: None, cwr: false, high_seq: 0, slow_start },
             // Algorithm 1: w = 1 BDP
             delay_w: cfg.window_bytes.unwrap_or(0) as f64 / mss as f64,
+            pair: pair_rtt.map(|t| (t, (t as u128 * cfg.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64)),
             last_size: 0,
             retx: 0,
             timeouts: 0,
@@ -262,6 +271,7 @@ impl RdmaFlow {
             return ((self.delay_w * cfg.mss_bytes as f64) as u64).max(1);
         }
         let Some(w) = cfg.window_bytes else { return 0 };
+        let w = self.pair.map_or(w, |(_, bdp)| bdp);
         let w = if cfg.var_win { (w as u128 * self.rate_bps as u128 / self.line_bps as u128) as u64 } else { w };
         w.max(1)
     }
@@ -503,7 +513,7 @@ impl RdmaFlow {
             let tau = hop.ts.saturating_sub(prev.ts);
             let tx = (hop.tx_bytes.saturating_sub(prev.tx_bytes)) as f64 * 8.0 / (tau.max(1) as f64 * 1e-12);
             let q = hop.qlen.min(prev.qlen) as f64;
-            let w = h.window_bytes.expect("resolved by the simulation") as f64;
+            let w = self.pair.map_or_else(|| h.window_bytes.expect("resolved by the simulation"), |(_, bdp)| bdp) as f64;
             let u = tx / hop.rate_bps as f64 + q * self.line_bps as f64 / hop.rate_bps as f64 / w;
             if u > umax {
                 umax = u;
@@ -512,7 +522,7 @@ impl RdmaFlow {
             self.hpcc.hops[i] = *hop;
         }
         if n > 0 {
-            let t = h.base_rtt_ps.expect("resolved by the simulation");
+            let t = self.pair.map_or_else(|| h.base_rtt_ps.expect("resolved by the simulation"), |(t, _)| t);
             let dt = dt.min(t);
             self.hpcc.u = (self.hpcc.u * (t - dt) as f64 + umax * dt as f64) / t as f64;
             let max_c = self.hpcc.u / h.eta;
@@ -716,6 +726,7 @@ mod tests {
             var_win: false,
             window_bdp: false,
             srf: false,
+            pair_rtt: false,
             perfect_retransmit: false,
             nack_interval_ps: 500_000_000,
             rto_ps: None,

@@ -39,6 +39,10 @@ class RdmaFamily(Model):
     rto_us: Optional[float] = field(
         None, "a safety timeout: go back to the first unacknowledged packet after this long without progress; "
               "none, as in the simulator (which relies on PFC: a lost last packet would stall its flow)", gt=0)
+    global_rtt: bool = field(
+        True, "HPCC's T and W and the flows' windows from the network's longest base RTT (the simulator's GLOBAL_T 1); "
+              "false: from each flow's own path (GLOBAL_T 0, as the BFC co-author's cross-datacenter configuration)",
+        source=HPCC_SIM + "; BFC App. A.9")
     perfect_retransmit: bool = field(
         False, "idealized retransmission: a data packet dropped in the network is known to its sender at once and "
                "sent again alone, and receivers keep packets out of order (BFC §6.4's HPCC-PFC; lost ACKs still need "
@@ -81,6 +85,7 @@ class RdmaFamily(Model):
             "var_win": var_win,
             "window_bdp": window_bdp,
             "perfect_retransmit": self.perfect_retransmit,
+            "pair_rtt": not self.global_rtt,
             "nack_interval_ps": ps(self.nack_interval_us),
             "rto_ps": None if self.rto_us is None else ps(self.rto_us),
             "cc": cc,
