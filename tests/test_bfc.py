@@ -231,12 +231,25 @@ def test_queueing_delay_is_each_packets_wait_at_the_switch(write_trace):
     assert allp["packets"] == 2 + 200 and allp["max_us"] == one["max_us"] and allp["p95_us"] == 0
 
 
-def test_queueing_delay_needs_shared_buffers():
+def test_queueing_delay_needs_shared_buffers_or_ports_that_choose(write_trace):
     from dcsim.errors import SpecError
     from dcsim.simulate import build
 
+    # FIFO ports decide departures at arrival (the fast path): no waits kept
     with pytest.raises(SpecError, match="queueing_delay"):
-        build(Spec.model_validate({"scheme": {"name": "pfabric"}, "run": {"queueing_delay": True}}))
+        build(Spec.model_validate({"scheme": {"name": "tcp"}, "run": {"queueing_delay": True}}))
+    # a priority port (Homa's, pFabric's) keeps them, by direction: two
+    # one-packet messages into one host, the second waits one packet's time
+    # at the switch's port to it (downwards)
+    spec = Spec.model_validate({
+        "topology": {"kind": "star", "hosts": 4, "rate_gbps": 100.0, "link_delay_us": 1.0},
+        "scheme": {"name": "homa", "size_cdf": "fb_hadoop"},
+        "workload": {"matrix": "trace", "trace": write_trace([(0.0, 1, 0, 1000), (0.0, 2, 0, 1000)])},
+        "run": {"queueing_delay": True}})
+    d = run_all(spec).summary["queueing_delay"]
+    assert set(d) == {"leaf_or_edge", "leaf_or_edge_single"}
+    assert d["leaf_or_edge"]["packets"] == 2
+    assert d["leaf_or_edge"]["max_us"] == pytest.approx(1048 * 8 / 100e9 * 1e6, abs=1e-9)
 
 
 def test_a_long_flow_lasts_the_run_on_top_of_the_workload():

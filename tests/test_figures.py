@@ -771,3 +771,16 @@ def test_bfc_fig26_runs_two_datacenters_with_long_flows_between_them(tmp_path):
     specs = {p.params["variant"]: p.spec for p in figures.REGISTRY["bfc-fig26"].sweep("full").points()}
     assert specs["hpcc"].scheme.global_rtt is False and specs["bfc"].run.stop_time_s == 0.03
     assert len(specs["dcqcn"].workload.long_flows.pairs) == 20
+
+
+def test_bfc_table2_keeps_the_core_s_queueing_delays_of_scheduled_packets(tmp_path):
+    fig = dataclasses.replace(figures.REGISTRY["bfc-table2"], flows={"quick": 400})
+    result, t = fig.reproduce(tmp_path / "t2", "quick", jobs=1, quiet=True)
+    assert not result.failed
+    assert set(zip(t.variant, t.link)) == {(v, link) for v in ("homa", "homa_ecmp") for link in ("Agg-ToR", "ToR-Agg")}
+    # every scheduled packet that leaves its rack crosses one uplink and one spine port
+    g = t.groupby("variant").packets
+    assert (g.nunique() == 1).all() and (t.packets > 0).all()
+    assert (t.p99_us >= t.p95_us).all()
+    info = json.loads((tmp_path / "t2" / "figure.json").read_text())
+    assert len(info["paper"]) == 4

@@ -267,7 +267,10 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
     if eng.get("queueing_delay"):
         # data packets' queueing delays at switches, by tier, in us: all
         # of them, and those of one-packet flows ("<tier>_single")
-        out["queueing_delay"] = {tier_names[r["tier"]] + ("_single" if r["single"] else ""): {
+        # by the switches' tier, "_up" for ports toward a higher tier (a
+        # ToR's uplinks), and "_single" / "_scheduled" for those subsets
+        out["queueing_delay"] = {tier_names[r["tier"]] + ("_up" if r["up"] else "")
+                                 + ("" if r["subset"] == "all" else f"_{r['subset']}"): {
             "packets": r["packets"], **{k.replace("_ps", "_us"): v * 1e-6 for k, v in r.items() if k.endswith("_ps")}}
             for r in eng["queueing_delay"]}
     if eng.get("homa"):

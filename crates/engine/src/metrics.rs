@@ -181,10 +181,20 @@ impl Conservation {
 #[derive(Clone, Debug, Default)]
 pub struct QueueingDelay {
     /// Arrival time by packet id of the packets in a switch queue
-    /// (`Time::MAX`: none), and whether the packet is a one-packet flow's.
-    entered: Vec<(Time, bool)>,
-    tiers: [DelayHist; 4],
-    single: [DelayHist; 4],
+    /// (`Time::MAX`: none), and the subsets it belongs to (`delay_subset`).
+    entered: Vec<(Time, u8)>,
+    /// By switch tier, direction (toward a higher tier or not) and subset
+    /// (all data packets, then each of `delay_subset`'s).
+    hist: [[[DelayHist; 3]; 2]; 4],
+}
+
+/// The subsets of data packets whose delays are also kept apart: those of
+/// one-packet flows (a short message's wait, BFC Table 1) and Homa's
+/// scheduled packets (BFC Table 2).
+pub mod delay_subset {
+    pub const SINGLE: u8 = 1;
+    pub const SCHEDULED: u8 = 2;
+    pub const NAMES: [&str; 3] = ["all", "single", "scheduled"];
 }
 
 #[derive(Clone, Debug, Default)]
@@ -259,8 +269,11 @@ pub struct HomaReport {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct DelayReport {
     pub tier: u8,
-    /// Only the packets of one-packet flows.
-    pub single: bool,
+    /// Ports toward a higher tier (a ToR's uplinks), else the rest.
+    pub up: bool,
+    /// Which packets: "all" data packets, "single" (one-packet flows') or
+    /// "scheduled" (Homa's scheduled ones).
+    pub subset: &'static str,
     pub packets: u64,
     pub mean_ps: f64,
     pub p50_ps: f64,
@@ -271,40 +284,60 @@ pub struct DelayReport {
 }
 
 impl QueueingDelay {
-    /// Packet `id` (of a one-packet flow if `single`) enters a switch
-    /// queue at `now`.
+    /// Packet `id` (in the subsets `subsets`, `delay_subset`) enters a
+    /// switch queue at `now`.
     #[inline]
-    pub fn enter(&mut self, id: u32, now: Time, single: bool) {
+    pub fn enter(&mut self, id: u32, now: Time, subsets: u8) {
         if self.entered.len() <= id as usize {
-            self.entered.resize(id as usize + 1, (Time::MAX, false));
+            self.entered.resize(id as usize + 1, (Time::MAX, 0));
         }
-        self.entered[id as usize] = (now, single);
+        self.entered[id as usize] = (now, subsets);
+    }
+
+    /// Packet `id` was dropped: it left no queue.
+    #[inline]
+    pub fn forget(&mut self, id: u32) {
+        if let Some(e) = self.entered.get_mut(id as usize) {
+            e.0 = Time::MAX;
+        }
     }
 
     /// Packet `id` starts leaving a port of a tier-`tier` switch at
-    /// `start` (nothing if it never entered one).
+    /// `start`, `up` toward a higher tier (nothing if it never entered a
+    /// queue).
     #[inline]
-    pub fn leave(&mut self, id: u32, start: Time, tier: u8) {
+    pub fn leave(&mut self, id: u32, start: Time, tier: u8, up: bool) {
         let Some(e) = self.entered.get_mut(id as usize) else { return };
-        let (t, single) = *e;
+        let (t, subsets) = *e;
         if t != Time::MAX {
             let d = start.saturating_sub(t);
-            self.tiers[tier.min(3) as usize].add(d);
-            if single {
-                self.single[tier.min(3) as usize].add(d);
+            let h = &mut self.hist[tier.min(3) as usize][up as usize];
+            h[0].add(d);
+            for (i, bit) in [delay_subset::SINGLE, delay_subset::SCHEDULED].into_iter().enumerate() {
+                if subsets & bit != 0 {
+                    h[i + 1].add(d);
+                }
             }
             e.0 = Time::MAX;
         }
     }
 
     pub fn reports(&self) -> Vec<DelayReport> {
-        let all = self.tiers.iter().enumerate().map(|(t, h)| (t, false, h));
-        let single = self.single.iter().enumerate().map(|(t, h)| (t, true, h));
-        all.chain(single)
-            .filter(|(_, _, h)| h.count > 0)
-            .map(|(tier, single, h)| DelayReport {
+        let mut out = Vec::new();
+        for (subset, name) in delay_subset::NAMES.iter().enumerate() {
+            for (tier, by_dir) in self.hist.iter().enumerate() {
+                for (up, h) in by_dir.iter().enumerate() {
+                    if h[subset].count > 0 {
+                        out.push((tier, up == 1, *name, &h[subset]));
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|(tier, up, subset, h)| DelayReport {
                 tier: tier as u8,
-                single,
+                up,
+                subset,
                 packets: h.count,
                 mean_ps: h.sum_ps as f64 / h.count as f64,
                 p50_ps: h.quantile(0.5),
@@ -327,16 +360,18 @@ mod delay_tests {
         // 1..=1000 ns, one packet each, in tier 1; a packet that never
         // entered a queue is not counted
         for i in 1..=1000u32 {
-            q.enter(i, 0, i == 7);
-            q.leave(i, i as Time * 1000, 1);
+            q.enter(i, 0, if i == 7 { delay_subset::SINGLE } else { 0 });
+            q.leave(i, i as Time * 1000, 1, false);
         }
-        q.leave(5000, 7, 1);
-        q.enter(1, 10, false);
-        q.leave(1, 10, 2); // no wait at all
+        q.leave(5000, 7, 1, false);
+        q.enter(1, 10, delay_subset::SCHEDULED);
+        q.leave(1, 10, 2, true); // no wait at all
         let r = q.reports();
-        assert_eq!(r.len(), 3);
+        assert_eq!(r.len(), 4);
         let s = r[2];
-        assert!(s.single && s.tier == 1 && s.packets == 1 && s.max_ps == 7000);
+        assert!(s.subset == "single" && s.tier == 1 && !s.up && s.packets == 1 && s.max_ps == 7000);
+        assert!(r[3].subset == "scheduled" && r[3].tier == 2 && r[3].up && r[3].max_ps == 0);
+        assert!(r[1].subset == "all" && r[1].tier == 2 && r[1].up);
         let t1 = r[0];
         assert_eq!((t1.tier, t1.packets, t1.max_ps), (1, 1000, 1_000_000));
         assert!((t1.mean_ps - 500_500.0).abs() < 1e-6);

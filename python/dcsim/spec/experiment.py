@@ -315,9 +315,11 @@ def engine_config(spec: Spec) -> dict:
     }
     if w.queries is not None and spec.run.fct_at != "receiver":
         raise SpecError("workload.queries: a query completes at the client; set run.fct_at = \"receiver\"")
-    if spec.run.queueing_delay and spec.buffer.resolved_model(spec.scheme) != "shared":
-        raise SpecError("run.queueing_delay is kept at shared-buffer switches: use a scheme that runs on them (the "
-                        "RDMA schemes, BFC) or set buffer.model = \"shared\"")
+    fifo_switches = any(port[w]["discipline"]["kind"] == "fifo" for w in ("switch", "upper_tiers") if port.get(w))
+    if spec.run.queueing_delay and shared_buffer is None and fifo_switches:
+        raise SpecError("run.queueing_delay is kept at shared-buffer switches and at switch ports that choose by "
+                        "priority: use a scheme that runs on them (the RDMA schemes, BFC, pfabric, pias, homa) or set "
+                        "buffer.model = \"shared\"")
     if w.class_scheduling != "strict" and (w.traffic_classes == 1 or spec.scheme.name == "bfc"):
         raise SpecError("workload.class_scheduling = \"round_robin\" is for ports with PFC and more than one traffic "
                         "class (BFC serves its classes in strict priority, App. A.3)")

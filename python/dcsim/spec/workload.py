@@ -266,8 +266,10 @@ class RunOptions(Model):
     sample_flows: bool = field(False, "the sampler also records each active flow's delivered bytes (per-flow "
                                       "throughput over time, pFabric Fig. 5(a))")
     queueing_delay: bool = field(False, "keep every data packet's queueing delay at each switch port it crosses "
-                                        "(arrival to start of departure; shared-buffer switches only): the summary's "
-                                        "`queueing_delay` by switch tier, with 2% precision",
+                                        "(arrival to start of departure; at shared-buffer switches and ports that "
+                                        "choose by priority): the summary's `queueing_delay` by switch tier ('_up': "
+                                        "ports toward a higher tier; '_single': one-packet flows' packets; "
+                                        "'_scheduled': Homa's scheduled packets), with 2% precision",
                                  source="BFC NSDI'22 Table 1 (99th percentile queueing delay)")
     fct_at: Literal["sender", "receiver"] = field(
         "sender", "when a flow is finished: sender, when the ACK of its last byte reaches the sender (its ideal "

@@ -37,6 +37,7 @@ pub(super) fn resolve(h: &mut HomaConfig, net: &Network, rtt_ps: Time) -> Result
 impl Simulation {
     /// A data packet of Homa message `id` (in `slot`) reached its receiver
     /// `host`: list the message if it has bytes to grant, and grant.
+    #[inline(never)]
     pub(super) fn homa_receive(&mut self, host: u32, slot: u32, id: u32) {
         if let Some(Transport::Homa(f)) = self.flows.get(slot, id).map(|f| &mut f.ep) {
             if !f.listed && f.needs_grants() {

@@ -21,8 +21,8 @@ use std::collections::{HashMap, VecDeque};
 use crate::event::{slot_bits_for, Calendar, Event};
 use crate::nic::{Nic, NicState};
 use crate::metrics::{
-    BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioLosses, QueueSample,
-    QueueingDelay, UnfinishedRecord,
+    delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioLosses,
+    QueueSample, QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port, Transmitted, NO_HINT};
@@ -414,8 +414,13 @@ impl Simulation {
         if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
             return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
         }
-        if cfg.queueing_delay && cfg.shared_buffer.is_none() {
-            return Err("queueing delays are kept at switches with a shared buffer: set shared_buffer".into());
+        if cfg.queueing_delay
+            && cfg.shared_buffer.is_none()
+            && ports.iter().zip(&net.links).any(|(p, l)| !net.is_host(l.node) && !p.lazy)
+        {
+            return Err("queueing delays are kept at switches with a shared buffer, or whose ports choose by priority \
+                        (pfabric, pias, homa): set shared_buffer"
+                .into());
         }
         let delays = cfg.queueing_delay.then(QueueingDelay::default);
         if telemetry && cfg.shared_buffer.is_none() {
@@ -765,7 +770,12 @@ impl Simulation {
         match p.queue {
             Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_) => self.offer_pfc(port, hop),
             Queue::Xpass(_) => self.offer_xpass(port, hop),
-            _ => self.offer_lazy(port, hop),
+            _ => {
+                if self.delays.is_some() {
+                    self.delay_arrive(port, hop.id);
+                }
+                self.offer_lazy(port, hop)
+            }
         }
     }
 
@@ -812,6 +822,56 @@ impl Simulation {
         }
     }
 
+    /// `queueing_delay`: data packet `id` enters a switch queue now (with
+    /// the subsets it belongs to: a one-packet flow's; Homa's scheduled).
+    #[inline(never)]
+    fn delay_enter(&mut self, id: PacketId) {
+        let pkt = *self.pool.get(id);
+        if pkt.kind != Kind::Data {
+            return;
+        }
+        let mss = self.cfg.transport.mss_bytes() as u64;
+        let mut subsets = 0;
+        if self.flows.get(pkt.slot, pkt.flow).is_some_and(|f| f.spec.size <= mss) {
+            subsets |= delay_subset::SINGLE;
+        }
+        if let crate::config::TransportConfig::Homa(h) = &self.cfg.transport {
+            if pkt.seq >= h.rtt_packets() {
+                subsets |= delay_subset::SCHEDULED;
+            }
+        }
+        let now = self.now;
+        self.delays.as_mut().expect("queueing_delay").enter(id, now, subsets);
+    }
+
+    /// `queueing_delay` at a lazy switch port: data packet `id` arrives
+    /// now; it leaves at once if the port is idle once its departures due
+    /// are made (as `offer_lazy` decides), else it waits from now.
+    #[cold]
+    #[inline(never)]
+    fn delay_arrive(&mut self, port: u32, id: PacketId) {
+        if self.net.is_host(self.net.links[port as usize].node) {
+            return;
+        }
+        let now = self.now;
+        self.catch_up(port, now);
+        self.delay_enter(id);
+        let p = &self.ports[port as usize];
+        if p.busy_until <= now && p.bytes == 0 {
+            self.delay_leave(port, id, now);
+        }
+    }
+
+    /// `queueing_delay`: packet `id` starts leaving switch port `port` at
+    /// `start`.
+    #[inline(never)]
+    fn delay_leave(&mut self, port: u32, id: PacketId, start: Time) {
+        let l = &self.net.links[port as usize];
+        let (tier, peer_tier) = (self.net.nodes[l.node as usize].tier, self.net.nodes[l.peer as usize].tier);
+        let up = !self.net.is_host(l.peer) && peer_tier > tier;
+        self.delays.as_mut().expect("queueing_delay").leave(id, start, tier, up);
+    }
+
     /// Losses by priority at the ports that choose by priority.
     pub fn prio_losses(&self) -> &PrioLosses {
         &self.prio_losses
@@ -844,9 +904,9 @@ impl Simulation {
             let Some(hop) = p.dequeue() else { return };
             if self.buffers.is_some() {
                 self.release(port, hop.id);
-                if let Some(d) = &mut self.delays {
-                    d.leave(hop.id, start, self.net.nodes[self.net.links[port as usize].node as usize].tier);
-                }
+            }
+            if self.delays.is_some() {
+                self.delay_leave(port, hop.id, start);
             }
             self.transmit_at(port, hop, start, false);
         }
@@ -876,6 +936,9 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, id: PacketId) {
+        if let Some(d) = &mut self.delays {
+            d.forget(id);
+        }
         let pkt = self.pool.release(id);
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += pkt.size as u64;

@@ -45,12 +45,7 @@ impl Simulation {
             }
         }
         if counted && self.delays.is_some() {
-            let pkt = *self.pool.get(hop.id);
-            if pkt.kind == Kind::Data {
-                let mss = self.cfg.transport.mss_bytes() as u64;
-                let single = self.flows.get(pkt.slot, pkt.flow).is_some_and(|f| f.spec.size <= mss);
-                self.delays.as_mut().expect("checked").enter(hop.id, now, single);
-            }
+            self.delay_enter(hop.id);
         }
         let p = &mut self.ports[port as usize];
         if !control && matches!(p.queue, Queue::Bfc(_)) {
