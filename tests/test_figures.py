@@ -784,3 +784,24 @@ def test_bfc_table2_keeps_the_core_s_queueing_delays_of_scheduled_packets(tmp_pa
     assert (t.p99_us >= t.p95_us).all()
     info = json.loads((tmp_path / "t2" / "figure.json").read_text())
     assert len(info["paper"]) == 4
+
+
+def test_bfc_models_of_figs_2_and_30_and_fig15_s_flows(tmp_path):
+    from dcsim.figures.bfc import limits
+
+    t, stats = limits.fig30_compute("quick")
+    assert stats["worst_at_1_bdp"] == pytest.approx(0.2) and stats["at_x_1_1"] == pytest.approx(0.1 / 1.31)
+    assert stats["closed_form_over_search"] == pytest.approx(1, abs=1e-3) and stats["worst_falls_with_th"] == 1
+    t, stats = limits.fig2_compute("quick")
+    assert set(t.workload) == set(limits.FIG2_WORKLOADS) and (t.groupby("workload").byte_share.max() > 0.99).all()
+    assert 0.35 < stats["google_bytes_below_100kb"] < 0.5
+    # Fig. 15's flows: the long ones from the other racks in turn, mice at 3% of a link to A and to B
+    groups = limits.fig15_trace(tmp_path / "t.txt", 120, 0.002)
+    rows = [line.split() for line in (tmp_path / "t.txt").read_text().splitlines()]
+    long = [r for r, g in zip(rows, groups) if g == "elephant"]
+    assert len(long) == 120 and all(int(r[2]) == 0 and int(r[1]) >= 16 for r in long)
+    assert len({r[1] for r in long}) == 112
+    rate = 0.03 * 100e9 / 8 / 1048 * 0.002
+    for g, dst in (("direct", 0), ("indirect", 1)):
+        mice = [r for r, gg in zip(rows, groups) if gg == g]
+        assert abs(len(mice) - rate) < 4 * rate ** 0.5 and all(int(r[2]) == dst and int(r[3]) == 1000 for r in mice)

@@ -10,9 +10,11 @@ package registers them all (docs/reproductions/bfc.md):
   16, 20, 21, 23, 25, 27, 28);
 - `srf`: BFC-SRF against Homa and IdealSRF (Figs. 17-19);
 - `two_dc`: two datacenters joined by a long link (Fig. 26);
+- `limits`: mice among many long flows (Fig. 15) and the pause
+  threshold's worst case (Fig. 30);
 - `table1`: one long flow against cross traffic (Table 1)."""
 
-from . import models, end_to_end, stress, appendix, srf, table1, two_dc  # noqa: F401  (registers the figures)
+from . import models, end_to_end, stress, appendix, srf, table1, two_dc, limits  # noqa: F401  (registers the figures)
 from .appendix import fig23_stats
 from .by_size import BySizeFigure
 from .models import FIG3_FLOWS, FIG3_WORKLOADS, FIG4_FLOWS, fig3_compute, fig4_compute
