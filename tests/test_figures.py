@@ -805,3 +805,14 @@ def test_bfc_models_of_figs_2_and_30_and_fig15_s_flows(tmp_path):
     for g, dst in (("direct", 0), ("indirect", 1)):
         mice = [r for r, gg in zip(rows, groups) if gg == g]
         assert abs(len(mice) - rate) < 4 * rate ** 0.5 and all(int(r[2]) == dst and int(r[3]) == 1000 for r in mice)
+
+
+def test_bfc_fig7_sweeps_the_pause_threshold_on_the_testbed_model():
+    from dcsim.figures import bfc_testbed
+
+    t, stats = bfc_testbed.fig7_compute("quick")
+    assert list(t.threshold_us) == list(bfc_testbed.FIG7_TH_US["quick"])
+    # a higher threshold buffers more and leaves the link idle less
+    assert stats["queue_rises_with_th"] == 1 and t.utilization.is_monotonic_increasing
+    assert 0.7 < t.utilization.min() and t.utilization.max() < 1
+    assert len(t.attrs["series"]) > 100 and (t.attrs["series"].queue_kb == 0).any()
