@@ -60,8 +60,10 @@ def test_a_gateway_may_hold_more_and_links_are_reported():
     # PFC's headroom for the 200 us link (15 MB) does not fit 12 MB
     with pytest.raises(SpecError, match="switch 140's shared buffer"):
         dcsim.run(small(buffer={"size_mb_at": {}}))
-    with pytest.raises(SpecError, match="is not a switch"):
+    with pytest.raises(SpecError, match="node 3 is a host; switches are numbered from 128"):
         dcsim.run(small(buffer={"size_mb_at": {3: 64.0, 140: 64.0, 153: 64.0}}))
+    with pytest.raises(SpecError, match="is not a switch"):
+        dcsim.run(small(buffer={"size_mb_at": {999: 64.0, 140: 64.0, 153: 64.0}}))
     spec = small(run={"report_links": [[140, 153]], "stop_time_s": 0.002}, workload={"long_flows": {"pairs": [[0, 100]]}})
     df = run_checked(spec)
     links = df.attrs["summary"]["links"]

@@ -116,7 +116,7 @@ impl SharedBuffers {
             })
             .collect();
         if let Some(&(at, _)) = cfg.bytes_at.iter().find(|&&(at, _)| node_switch.get(at as usize).is_none_or(|&s| s == NONE)) {
-            return Err(format!("shared buffer bytes_at: node {at} is not a switch"));
+            return Err(format!("buffer.size_mb_at (bytes_at): node {at} is not a switch"));
         }
         Ok(SharedBuffers { cfg: cfg.clone(), classes, switch_of, ingress, switches, node_switch })
     }

@@ -235,6 +235,10 @@ def engine_config(spec: Spec) -> dict:
                         "leave buffer.model = 'auto' or 'per_port'")
     port, shared_buffer = spec.buffer.engine(port, spec.scheme)
     w = spec.workload
+    hosts_at = [n for n in spec.buffer.size_mb_at if n < hosts]
+    if hosts_at:
+        raise SpecError(f"buffer.size_mb_at: node {hosts_at[0]} is a host; switches are numbered from {hosts} (after "
+                        f"the {hosts} hosts)")
     if (w.matrix in ("many_to_one", "incast", "bulk") or w.queries is not None) and w.dst >= hosts:
         raise SpecError(f"workload.dst: {w.dst} is not a host of this topology (0..{hosts - 1})")
     for name, h in (("workload.src", w.src if w.matrix == "bulk" else None),
