@@ -83,7 +83,7 @@ def test_a_figure_of_a_group_runs_its_group(tmp_path):
                 group, f"{paper}-fig{n} is drawn with Figs. {numbers[0]}-{numbers[-1]}: running {group}")
     assert figures.resolve("pias-fig17") == ("pias-fig17", None)  # registered alone
     assert figures.resolve("pfabric-fig12") == ("pfabric-fig12", None)
-    for unknown in ("pias-fig4", "pias-fig20", "bfc-fig7"):
+    for unknown in ("pias-fig4", "pias-fig20", "bfc-fig31"):
         with pytest.raises(SpecError, match=f"unknown figure '{unknown}'"):
             figures.resolve(unknown)
     # the command line says so in one line, then goes on (here: to a bad --out)

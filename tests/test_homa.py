@@ -114,3 +114,25 @@ def test_homa_specs_fail_early():
     trace = {**base, "workload": {"matrix": "trace", "trace": "x.txt"}}
     with pytest.raises(SpecError, match="size_cdf"):
         engine_config(Spec.model_validate(trace))
+
+
+def test_the_engine_refuses_homa_on_buffers_that_can_drop():
+    # Homa has no timeouts: a lost grant or packet would stall its receiver
+    import json
+
+    from dcsim._core import Sim
+    from dcsim.spec import engine_config_json
+
+    base = Spec.model_validate({"topology": {"kind": "leaf_spine"}, "scheme": {"name": "homa"},
+                                "workload": {"flows": 10}})
+    cfg = json.loads(engine_config_json(base))
+    Sim(json.dumps(cfg))
+    for where, limit in (("switch", 100_000), ("host", 100_000)):
+        bad = json.loads(json.dumps(cfg))
+        bad["port"][where]["limit_bytes"] = limit
+        with pytest.raises(ValueError, match="unbounded buffers"):
+            Sim(json.dumps(bad))
+    bad = json.loads(json.dumps(cfg))
+    bad["port"]["switch"]["discipline"] = {"kind": "fifo"}
+    with pytest.raises(ValueError, match="unbounded buffers"):
+        Sim(json.dumps(bad))

@@ -59,3 +59,24 @@ def test_srf_specs_reach_the_engine():
     d = cfg["port"]["switch"]["discipline"]
     assert d["kind"] == "fq" and d["srf"] is True and cfg["transport"]["srf"] is True
     assert cfg["shared_buffer"]["bytes"] == 1 << 50  # unbounded, as IdealFQ's
+
+
+def test_srf_ports_and_hosts_go_together():
+    # ports that order by the remaining-size header need hosts that write it
+    import json
+
+    from dcsim._core import Sim
+    from dcsim.spec import engine_config_json
+
+    for scheme in ({"name": "bfc", "scheduling": "srf"}, {"name": "ideal_srf_packet"}):
+        cfg = json.loads(engine_config_json(Spec.model_validate(
+            {"topology": {"kind": "leaf_spine"}, "scheme": scheme, "workload": {"flows": 10}})))
+        Sim(json.dumps(cfg))
+        unwritten = json.loads(json.dumps(cfg))
+        unwritten["transport"]["srf"] = False
+        with pytest.raises(ValueError, match="remaining size"):
+            Sim(json.dumps(unwritten))
+        unread = json.loads(json.dumps(cfg))
+        unread["port"]["switch"]["discipline"]["srf"] = False
+        with pytest.raises(ValueError, match="remaining size"):
+            Sim(json.dumps(unread))

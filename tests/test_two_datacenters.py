@@ -90,3 +90,11 @@ def test_hpcc_may_take_each_pair_s_base_rtt():
     base = small(workload={"load": 0.6})
     own = dcsim.run(small(workload={"load": 0.6}, scheme={"global_rtt": False}))
     assert not np.array_equal(dcsim.run(base).fct_s.to_numpy(), own.fct_s.to_numpy())
+
+
+def test_per_pair_rtt_and_switch_buffers_are_refused_where_they_mean_nothing():
+    base = {"topology": {"kind": "leaf_spine"}, "workload": {"flows": 10}}
+    with pytest.raises(SpecError, match="global_rtt"):
+        engine_config(Spec.model_validate({**base, "scheme": {"name": "dctcp_rdma", "global_rtt": False}}))
+    with pytest.raises(SpecError, match="per-port buffers"):
+        engine_config(Spec.model_validate({**base, "scheme": {"name": "pfabric"}, "buffer": {"size_mb_at": {150: 64}}}))

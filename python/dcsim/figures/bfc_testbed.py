@@ -263,6 +263,8 @@ register(ModelFigure(
            "hardware queues after the egress pipeline, which a pause cannot hold and which add to the paper's "
            "overshoot, are not modelled, nor its 176 B cells (queues here are in bytes). The utilization depends on "
            "the hop RTT, which the paper does not give (docs/reproductions/bfc.md measures it). 'Close to 100%' is read "
-           "as at least 98%, 'about 15 KB' as 7.5-30 KB. The first 50 us are left out of the queue's average. "
+           "as at least 98%, 'about 15 KB' as 7.5-30 KB. The first 50 us are left out of the queue's average; the "
+           "utilization is over the whole run (its first microseconds, before the flows' packets arrive, cost "
+           "0.1-0.4%). "
            "Quick: 0.5-4 us, 0.5 ms; full: 0.25-8 us, 2 ms."),
 ))

@@ -63,6 +63,9 @@ class SwitchBuffer(Model):
         """The engine's port disciplines and `shared_buffer`, given the
         scheme's per-port configuration."""
         if self.resolved_model(scheme) == "per_port":
+            if self.size_mb_at:
+                raise SpecError(f"buffer.size_mb_at: scheme {scheme.name} runs on per-port buffers, not shared ones; "
+                                "leave it empty or set buffer.model = \"shared\"")
             return port, None
         pfc = self.resolved_pfc(scheme)
         kinds = {port[w]["discipline"]["kind"] for w in ("host", "switch")}

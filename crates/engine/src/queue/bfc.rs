@@ -132,6 +132,10 @@ impl BfcQueues {
         self.tags = (0..self.queues.len()).map(|_| Ring::new()).collect();
     }
 
+    pub fn srf(&self) -> bool {
+        !self.tags.is_empty()
+    }
+
     /// Partition the queues (and the flow table) evenly among `classes`
     /// strict-priority classes.
     pub fn set_classes(&mut self, classes: u8) -> Result<(), String> {

@@ -66,6 +66,10 @@ impl FqQueues {
         self.srf = true;
     }
 
+    pub fn srf(&self) -> bool {
+        self.srf
+    }
+
     pub fn push(&mut self, e: Entry) {
         self.len += 1;
         // control frames and ACKs go first (as at BFC's ports)

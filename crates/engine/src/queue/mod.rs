@@ -127,6 +127,15 @@ impl Queue {
         }
     }
 
+    /// Orders by the packets' remaining-size header (BFC-SRF, IdealSRF).
+    pub fn orders_by_remaining_size(&self) -> bool {
+        match self {
+            Queue::Bfc(b) => b.srf(),
+            Queue::Fq(f) => f.srf(),
+            _ => false,
+        }
+    }
+
     /// FIFO: departures can be computed on arrival (the fast path).
     #[inline]
     pub fn is_fifo(&self) -> bool {

@@ -189,6 +189,43 @@ fn pair_rtt(net: &Network, routes: &Routes, src: u32, dst: u32, payload: u64) ->
     t
 }
 
+/// Homa has no timers (its simulator's buffers are unbounded): a lost
+/// grant or scheduled packet would hold its message, and its receiver's
+/// grants, forever. So every switch port must be a strict-priority port
+/// without a limit, and every NIC unlimited.
+fn check_lossless_homa(cfg: &Config, net: &Network, ports: &[Port]) -> Result<(), String> {
+    if !matches!(cfg.transport, crate::config::TransportConfig::Homa(_)) {
+        return Ok(());
+    }
+    let limited = |p: &Port| p.limit_bytes < u64::MAX / 2;
+    let bad = net.links.iter().zip(ports).any(|(l, p)| {
+        if net.is_host(l.node) {
+            limited(p)
+        } else {
+            !matches!(p.queue, Queue::Prio(_)) || limited(p) || cfg.shared_buffer.is_some()
+        }
+    });
+    if bad {
+        return Err("homa needs unbounded buffers (it has no timeouts): prio switch ports and host NICs without a limit, \
+                    no shared buffer"
+            .into());
+    }
+    Ok(())
+}
+
+/// BFC-SRF and IdealSRF: the ports that order by the remaining-size header
+/// and the hosts that write it go together.
+fn check_srf(cfg: &Config, ports: &[Port]) -> Result<(), String> {
+    let tagged = matches!(cfg.transport, crate::config::TransportConfig::Rdma(crate::config::RdmaConfig { srf: true, .. }));
+    if !tagged && ports.iter().any(|p| p.queue.orders_by_remaining_size()) {
+        return Err("srf switch ports need hosts that write the remaining size (transport srf)".into());
+    }
+    if tagged && !ports.iter().any(|p| p.queue.orders_by_remaining_size()) {
+        return Err("transport srf writes a remaining size that no port orders by (a bfc or fq discipline with srf)".into());
+    }
+    Ok(())
+}
+
 /// Why `run` returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -427,6 +464,8 @@ impl Simulation {
             return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
         let nic_srpt = cfg.transport.nic_srpt();
+        check_lossless_homa(&cfg, &net, &ports)?;
+        check_srf(&cfg, &ports)?;
         let srf = matches!(cfg.transport, crate::config::TransportConfig::Rdma(crate::config::RdmaConfig { srf: true, .. }));
         let homa_in = if matches!(cfg.transport, crate::config::TransportConfig::Homa(_)) {
             vec![Vec::new(); net.hosts as usize]

@@ -128,7 +128,7 @@ impl Simulation {
             // BFC's queues without its backpressure (HPCC + SFQ or DQA,
             // BFC §6.4): assignment and round robin only
             let q = b.assign(crate::backpressure::flow_key(pkt.flow), b.class_of(pkt.flow), now, true);
-            b.push(hop, q);
+            b.push_tagged(hop, q, self.srf_tag.get(hop.id as usize).copied().unwrap_or(0));
             p.add_bytes(hop.size as u64);
             return;
         };

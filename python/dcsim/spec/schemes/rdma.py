@@ -40,8 +40,9 @@ class RdmaFamily(Model):
         None, "a safety timeout: go back to the first unacknowledged packet after this long without progress; "
               "none, as in the simulator (which relies on PFC: a lost last packet would stall its flow)", gt=0)
     global_rtt: bool = field(
-        True, "HPCC's T and W and the flows' windows from the network's longest base RTT (the simulator's GLOBAL_T 1); "
-              "false: from each flow's own path (GLOBAL_T 0, as the BFC co-author's cross-datacenter configuration)",
+        True, "HPCC's T and W (and its window) from the network's longest base RTT (the simulator's GLOBAL_T 1); "
+              "false: from each flow's own path (GLOBAL_T 0, as the BFC co-author's cross-datacenter configuration); "
+              "hpcc only",
         source=HPCC_SIM + "; BFC App. A.9")
     perfect_retransmit: bool = field(
         False, "idealized retransmission: a data packet dropped in the network is known to its sender at once and "
@@ -75,6 +76,9 @@ class RdmaFamily(Model):
         if self.rdma_min_rate_bps() > spec.topology.host_rate_bps():
             raise SpecError(f"scheme.min_rate_mbps ({self.rdma_min_rate_bps() / 1e6:g}) is above the hosts' line "
                             f"rate ({spec.topology.host_rate_bps() / 1e6:g} Mb/s)")
+        if not self.global_rtt and cc.get("kind") != "hpcc":
+            raise SpecError(f"scheme.global_rtt = false sets HPCC's T and W per pair of hosts; scheme {self.name} "
+                            "does not use them: leave it true")
         transport = {
             "kind": "rdma",
             "mss_bytes": self.mss_bytes,
