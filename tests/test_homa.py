@@ -136,3 +136,14 @@ def test_the_engine_refuses_homa_on_buffers_that_can_drop():
     bad["port"]["switch"]["discipline"] = {"kind": "fifo"}
     with pytest.raises(ValueError, match="unbounded buffers"):
         Sim(json.dumps(bad))
+
+
+def test_dcsim_run_prints_homa_s_levels(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "dcsim", "run", "examples/bfc_clos_fb_hadoop.toml", "--set",
+                        "scheme.name=homa", "--flows", "200", "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    assert r.returncode == 0, r.stderr
+    assert "homa: 6 unscheduled and 26 scheduled levels, 104,000 B unscheduled (RTT bytes), 26 messages" in r.stdout

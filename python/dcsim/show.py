@@ -108,10 +108,17 @@ def render(title: str, headers: Row, rows: list[Row], note: str = "", out: Optio
         print(note, file=out)
 
 
+def homa_line(h: dict) -> str:
+    """Homa's levels as the run resolved them (`summary["homa"]`)."""
+    return (f"homa: {h['unscheduled_levels']} unscheduled and {h['scheduled_levels']} scheduled levels, "
+            f"{h['rtt_bytes']:,} B unscheduled (RTT bytes), {h['overcommit']} messages granted at once")
+
+
 def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None) -> None:
     stats = stats or summary["stats"]
     headers, rows = stats_table(stats)
-    render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, footer(stats), out)
+    note = footer(stats) + (f"\n{homa_line(summary['homa'])}" if summary.get("homa") else "")
+    render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 
 
 # ---- directories --------------------------------------------------------
