@@ -332,6 +332,13 @@ impl Port {
         self.settle_above = self.max_bytes.min(self.ecn_threshold).min(u32::MAX as u64) as u32;
     }
 
+    /// Bytes queued at or above which an arrival is marked (`u64::MAX`:
+    /// never).
+    #[inline]
+    pub fn ecn_threshold(&self) -> u64 {
+        self.ecn_threshold
+    }
+
     /// Set CE on an ECN-capable packet admitted above the threshold.
     #[inline]
     pub fn mark(&mut self, pkt: &mut Packet) {

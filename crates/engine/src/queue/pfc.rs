@@ -163,6 +163,27 @@ impl PfcQueue {
         mark
     }
 
+    /// An entry arriving at the port with nothing queued and the line
+    /// free: what `push` then `pop` would do if it can leave now (control,
+    /// or data of a class not paused), without queueing it; `None` if it
+    /// must wait. Returns `push`'s marking decision.
+    #[inline]
+    pub fn pass(&mut self, e: &Entry, ecn_threshold: u64) -> Option<bool> {
+        debug_assert!(self.control.is_empty() && self.data_bytes == 0);
+        if self.is_control(e) {
+            return Some(false);
+        }
+        let c = if self.rest.is_empty() { 0 } else { crate::workload::traffic_class(e.flow >> 1, self.classes()) };
+        if self.paused & (1 << c) != 0 {
+            return None;
+        }
+        if self.round_robin {
+            self.turn = (c as u32 + 1) % 8;
+        }
+        self.last_class = c as usize;
+        Some(ecn_threshold == 0)
+    }
+
     /// The next packet to send: control first; then the data of the first
     /// class with data that is not paused (in round robin, the first such
     /// class from the one whose turn it is).
@@ -249,6 +270,28 @@ mod tests {
 
     fn entry(id: u32, dst: u16, ack: bool) -> Entry {
         Entry { hop: Hop { id, size: 1000, dst, flow: 0 }, flow: ack as u32, ..Default::default() }
+    }
+
+    #[test]
+    fn an_idle_port_passes_what_push_then_pop_would_send() {
+        // (pass is asked only with nothing queued and the line free)
+        let mut q = PfcQueue::new(true, None);
+        assert_eq!(q.pass(&entry(0, 1, false), u64::MAX), Some(false));
+        assert_eq!(q.pass(&entry(1, 1, false), 0), Some(true), "push marks at a zero threshold");
+        q.set_paused(0, true, 0);
+        assert_eq!(q.pass(&entry(2, 1, false), u64::MAX), None, "a paused class waits");
+        assert_eq!(q.pass(&entry(3, 1, true), u64::MAX), Some(false), "ACKs in the control queue go");
+        assert_eq!(q.pass(&entry(4, LINK_LOCAL, false), u64::MAX), Some(false), "and PFC frames");
+        // round robin between classes: the turn moves past the class sent,
+        // as pop moves it
+        let (mut a, mut b) = (PfcQueue::new(false, None), PfcQueue::new(false, None));
+        a.set_classes(4, true);
+        b.set_classes(4, true);
+        let e = Entry { flow: 6 << 1, ..entry(5, 1, false) };
+        assert_eq!(a.pass(&e, u64::MAX), Some(false));
+        b.push(e, u64::MAX);
+        assert_eq!(b.pop().map(|h| h.id), Some(5));
+        assert_eq!((a.turn, a.last_class), (b.turn, b.last_class));
     }
 
     #[test]

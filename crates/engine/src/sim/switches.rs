@@ -50,6 +50,39 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         if !control && matches!(p.queue, Queue::Bfc(_)) {
             self.bfc_enqueue(port, hop);
+        } else if p.bytes == 0 && p.busy_until <= now {
+            // nothing queued and the line free: the packet leaves at once,
+            // as queueing it and making the departures due would (the
+            // port's peak bytes counted the same), if it may
+            let threshold = p.ecn_threshold();
+            let passed = match &mut p.queue {
+                Queue::Pfc(q) => q.pass(&entry, threshold),
+                _ => None,
+            };
+            match passed {
+                Some(mark) => {
+                    p.add_bytes(hop.size as u64);
+                    p.bytes -= hop.size as u64;
+                    if mark {
+                        p.mark(self.pool.get_mut(hop.id));
+                    }
+                    p.busy_until = now;
+                    if self.buffers.is_some() {
+                        self.release(port, hop.id);
+                    }
+                    if self.delays.is_some() {
+                        self.delay_leave(port, hop.id, now);
+                    }
+                    self.transmit_at(port, hop, now, false);
+                    return self.ensure_wake(port);
+                }
+                None => {
+                    let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
+                    if mark {
+                        p.mark(self.pool.get_mut(hop.id));
+                    }
+                }
+            }
         } else {
             let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
             if mark {
