@@ -334,6 +334,26 @@ impl BfcQueues {
         out
     }
 
+    /// A data packet of `size` bytes assigned queue `q` at a port with
+    /// nothing queued and the line free: leave the queues as pushing it and
+    /// popping it at once would (the queue's deficit spent, the class's
+    /// turn past it), if it may leave now (its queue is not paused, and one
+    /// quantum covers it); false: queue it.
+    pub fn pass(&mut self, q: usize, size: u64) -> bool {
+        debug_assert!(self.active == 0 && self.control.is_empty() && self.bytes.iter().all(|&b| b == 0));
+        if self.paused[q] || (self.tags.is_empty() && self.quantum < size) {
+            return false;
+        }
+        if self.tags.is_empty() {
+            let c = self.bounds.partition_point(|&b| b <= q) - 1;
+            let (lo, hi) = (self.bounds[c], self.bounds[c + 1]);
+            self.turns[c] = (if q + 1 >= hi { lo } else { q + 1 }, false);
+            self.deficit[q] = 0;
+        }
+        self.last_queue = Some(q as u16);
+        true
+    }
+
     /// Take the head of data queue `q` (eligible).
     fn take(&mut self, q: usize) -> Hop {
         let head = self.queues[q].pop_front().expect("eligible queues have packets");
@@ -502,5 +522,26 @@ mod tests {
         assert_eq!(b.pop().map(|h| h.id), Some(5), "a tie: the lower queue");
         assert_eq!(b.pop().map(|h| h.id), Some(4));
         assert_eq!((b.active(), b.data_bytes()), (0, 0));
+    }
+
+    #[test]
+    fn an_idle_port_passes_a_packet_as_push_then_pop_would() {
+        for classes in [1u8, 2] {
+            let (mut a, mut b) = (BfcQueues::new(8, 800, Assign::Dynamic, 1048, 0),
+                                  BfcQueues::new(8, 800, Assign::Dynamic, 1048, 0));
+            a.set_classes(classes).unwrap();
+            b.set_classes(classes).unwrap();
+            for q in [3usize, 7, 0] {
+                assert!(a.pass(q, 1000));
+                b.push(hop(q as u32, 1000), q);
+                assert_eq!(b.pop().map(|h| h.id), Some(q as u32));
+                assert_eq!((a.turns.clone(), a.deficit.clone(), a.last_queue),
+                           (b.turns.clone(), b.deficit.clone(), b.last_queue));
+            }
+        }
+        let mut a = BfcQueues::new(4, 400, Assign::Dynamic, 1048, 0);
+        a.set_paused(2, true);
+        assert!(!a.pass(2, 1000), "a paused queue holds it");
+        assert!(!BfcQueues::new(4, 400, Assign::Dynamic, 500, 0).pass(1, 1000), "more than a quantum: queued");
     }
 }

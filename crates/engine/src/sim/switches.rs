@@ -48,42 +48,27 @@ impl Simulation {
             self.delay_enter(hop.id);
         }
         let p = &mut self.ports[port as usize];
+        // nothing queued and the line free: the packet leaves at once, as
+        // queueing it and making the departures due would, if it may
+        let idle = p.bytes == 0 && p.busy_until <= now;
         if !control && matches!(p.queue, Queue::Bfc(_)) {
-            self.bfc_enqueue(port, hop);
-        } else if p.bytes == 0 && p.busy_until <= now {
-            // nothing queued and the line free: the packet leaves at once,
-            // as queueing it and making the departures due would (the
-            // port's peak bytes counted the same), if it may
-            let threshold = p.ecn_threshold();
-            let passed = match &mut p.queue {
-                Queue::Pfc(q) => q.pass(&entry, threshold),
-                _ => None,
-            };
-            match passed {
-                Some(mark) => {
-                    p.add_bytes(hop.size as u64);
-                    p.bytes -= hop.size as u64;
-                    if mark {
-                        p.mark(self.pool.get_mut(hop.id));
-                    }
-                    p.busy_until = now;
-                    if self.buffers.is_some() {
-                        self.release(port, hop.id);
-                    }
-                    if self.delays.is_some() {
-                        self.delay_leave(port, hop.id, now);
-                    }
-                    self.transmit_at(port, hop, now, false);
-                    return self.ensure_wake(port);
-                }
-                None => {
-                    let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
-                    if mark {
-                        p.mark(self.pool.get_mut(hop.id));
-                    }
-                }
+            if self.bfc_enqueue(port, hop, idle) {
+                return self.pass_through(port, hop, false);
             }
         } else {
+            let threshold = p.ecn_threshold();
+            let passed = match &mut p.queue {
+                Queue::Pfc(q) if idle => q.pass(&entry, threshold),
+                Queue::Bfc(b) if idle => {
+                    // a control frame or ACK: served first, no queue of its own
+                    b.last_queue = None;
+                    Some(false)
+                }
+                _ => None,
+            };
+            if let Some(mark) = passed {
+                return self.pass_through(port, hop, mark);
+            }
             let (mark, _) = p.enqueue(entry).expect("a pfc queue takes what the buffer admitted");
             if mark {
                 p.mark(self.pool.get_mut(hop.id));
@@ -92,6 +77,28 @@ impl Simulation {
         let p = &mut self.ports[port as usize];
         p.busy_until = p.busy_until.max(now);
         self.catch_up(port, now);
+        self.ensure_wake(port);
+    }
+
+    /// Packet `hop` leaves port `port` (idle, with nothing queued) the
+    /// moment it arrives, marked if `mark`: the departure a catch-up would
+    /// make of it queued (the port's peak bytes count it the same).
+    fn pass_through(&mut self, port: u32, hop: Hop, mark: bool) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        p.add_bytes(hop.size as u64);
+        p.bytes -= hop.size as u64;
+        if mark {
+            p.mark(self.pool.get_mut(hop.id));
+        }
+        p.busy_until = now;
+        if self.buffers.is_some() {
+            self.release(port, hop.id);
+        }
+        if self.delays.is_some() {
+            self.delay_leave(port, hop.id, now);
+        }
+        self.transmit_at(port, hop, now, false);
         self.ensure_wake(port);
     }
 
@@ -152,7 +159,9 @@ impl Simulation {
     /// packets drawn for recirculation count, in the table and against
     /// the upstream; without NIC support (BFC - NIC) nothing counts
     /// against a NIC.
-    pub(super) fn bfc_enqueue(&mut self, port: u32, hop: Hop) {
+    /// With `idle` (nothing queued, the line free) the packet may leave at
+    /// once (`BfcQueues::pass`): returns whether it does, queued otherwise.
+    pub(super) fn bfc_enqueue(&mut self, port: u32, hop: Hop, idle: bool) -> bool {
         let now = self.now;
         let pkt = *self.pool.get(hop.id);
         let p = &mut self.ports[port as usize];
@@ -161,15 +170,23 @@ impl Simulation {
             // BFC's queues without its backpressure (HPCC + SFQ or DQA,
             // BFC §6.4): assignment and round robin only
             let q = b.assign(crate::backpressure::flow_key(pkt.flow), b.class_of(pkt.flow), now, true);
+            if idle && b.pass(q, hop.size as u64) {
+                return true;
+            }
             b.push_tagged(hop, q, self.srf_tag.get(hop.id as usize).copied().unwrap_or(0));
             p.add_bytes(hop.size as u64);
-            return;
+            return false;
         };
         let sampled = b.sampled(bp.sample);
         if bp.sample < 1.0 {
             bp.set_unsampled(hop.id, !sampled);
         }
         let q = b.assign(bp.key(pkt.flow), b.class_of(pkt.flow), now, sampled);
+        // (a packet that finds its queue empty is never counted against its
+        // upstream: it may leave at once)
+        if idle && b.pass(q, hop.size as u64) {
+            return true;
+        }
         let (before, active) = (b.queue_bytes(q), b.active());
         b.push_tagged(hop, q, self.srf_tag.get(hop.id as usize).copied().unwrap_or(0));
         p.add_bytes(hop.size as u64);
@@ -187,6 +204,7 @@ impl Simulation {
                 self.send_pfc(pkt.ingress, Kind::Pause, upstream, pkt.flow);
             }
         }
+        false
     }
 
     /// A packet leaves BFC port `port` by its queue `q`: the flow table and
