@@ -83,6 +83,7 @@ impl Simulation {
     /// Packet `hop` leaves port `port` (idle, with nothing queued) the
     /// moment it arrives, marked if `mark`: the departure a catch-up would
     /// make of it queued (the port's peak bytes count it the same).
+    #[inline(always)]
     fn pass_through(&mut self, port: u32, hop: Hop, mark: bool) {
         let now = self.now;
         let p = &mut self.ports[port as usize];

@@ -185,7 +185,7 @@ impl Transport {
     pub fn timer_kinds(&self) -> u8 {
         match self {
             Transport::Tcp(t) => 1 + t.coalesces_acks() as u8,
-            Transport::Rdma(_) => 4,
+            Transport::Rdma(t) => t.timer_kinds(),
             Transport::Xpass(_) => 4,
             Transport::Homa(_) => 0,
         }

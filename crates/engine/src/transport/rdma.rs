@@ -171,6 +171,10 @@ pub struct RdmaFlow {
     delay_w: f64,
     /// The flow's own base RTT and BDP (`RdmaConfig::pair_rtt`).
     pair: Option<(Time, u64)>,
+    /// Timer kinds in use (`timer`): DCQCN's three beside the RTO, or the
+    /// RTO alone (the others' deadlines are never set; not asking for them
+    /// saves the simulation three looks per packet sent).
+    kinds: u8,
     /// Bytes of the last packet sent (to re-pace it when the rate changes).
     last_size: u16,
     pub retx: u32,
@@ -239,6 +243,7 @@ impl RdmaFlow {
             // Algorithm 1: w = 1 BDP
             delay_w: cfg.window_bytes.unwrap_or(0) as f64 / mss as f64,
             pair: pair_rtt.map(|t| (t, (t as u128 * cfg.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64)),
+            kinds: if matches!(cfg.cc, RdmaCc::Dcqcn(_) | RdmaCc::DcqcnNs3(_)) { 4 } else { 1 },
             last_size: 0,
             retx: 0,
             timeouts: 0,
@@ -586,6 +591,11 @@ impl RdmaFlow {
             s.target_bps = self.rate_bps;
             s.first_cnp = false;
         }
+    }
+
+    /// Timer kinds `0..timer_kinds()` may be armed.
+    pub fn timer_kinds(&self) -> u8 {
+        self.kinds
     }
 
     pub fn deadline(&self, kind: u8) -> Option<Time> {
