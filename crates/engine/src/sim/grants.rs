@@ -52,7 +52,10 @@ impl Simulation {
     fn homa_grant(&mut self, host: u32) {
         let TransportConfig::Homa(cfg) = &self.cfg.transport else { unreachable!("Homa's receivers") };
         let (flows, list) = (&mut self.flows, &mut self.homa_in[host as usize]);
-        let mut cands: Vec<Candidate> = Vec::with_capacity(list.len());
+        // scratch lists kept between calls: this runs at every data packet
+        let (mut cands, mut grants) = (std::mem::take(&mut self.homa_cands), std::mem::take(&mut self.homa_grants));
+        cands.clear();
+        grants.clear();
         list.retain(|&(slot, id)| {
             let Some(f) = flows.get(slot, id) else { return false };
             let Transport::Homa(t) = &f.ep else { unreachable!("Homa's flows") };
@@ -62,7 +65,6 @@ impl Simulation {
             cands.push(Candidate { slot, flow: id, src: f.spec.src, to_grant: t.to_grant(cfg) });
             true
         });
-        let mut grants: Vec<(Candidate, u8, u32)> = Vec::new();
         for (c, level) in homa::schedule(&mut cands, cfg) {
             let Some(Transport::Homa(t)) = flows.get(c.slot, c.flow).map(|f| &mut f.ep) else { unreachable!("listed") };
             if let Some(upto) = t.grant_upto(cfg) {
@@ -71,7 +73,7 @@ impl Simulation {
             }
         }
         let size = cfg.grant_bytes as u16;
-        for (c, level, upto) in grants {
+        for &(c, level, upto) in &grants {
             let pkt = Packet {
                 flow: c.flow,
                 slot: c.slot,
@@ -91,5 +93,6 @@ impl Simulation {
             self.counters.credit_pkts += 1;
             self.inject(host, pkt);
         }
+        (self.homa_cands, self.homa_grants) = (cands, grants);
     }
 }

@@ -305,6 +305,9 @@ pub struct Simulation {
     /// Homa's receivers: by host, the messages arriving there that are
     /// still to be granted (`sim/grants.rs`; empty for other transports).
     homa_in: Vec<Vec<(u32, u32)>>,
+    /// Homa's receivers' scratch lists (`sim/grants.rs`).
+    homa_cands: Vec<crate::transport::homa::Candidate>,
+    homa_grants: Vec<(crate::transport::homa::Candidate, u8, u32)>,
 }
 
 /// `Packet::seq` of a PFC frame, which pauses one priority (traffic
@@ -587,6 +590,8 @@ impl Simulation {
             buffers,
             buffer_samples: Vec::new(),
             homa_in,
+            homa_cands: Vec::new(),
+            homa_grants: Vec::new(),
         })
     }
 

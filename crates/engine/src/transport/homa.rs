@@ -240,11 +240,10 @@ pub struct Candidate {
 /// Sorts `cands`; returns the granted ones with their levels.
 pub fn schedule<'a>(cands: &'a mut [Candidate], cfg: &'a HomaConfig) -> impl Iterator<Item = (Candidate, u8)> + 'a {
     cands.sort_unstable_by_key(|c| (c.to_grant, c.flow));
-    let mut seen: Vec<u32> = Vec::new();
     let mut picked = 0;
     for i in 0..cands.len() {
-        if picked < cfg.overcommit as usize && !seen.contains(&cands[i].src) {
-            seen.push(cands[i].src);
+        // (the picked ones are the prefix: a sender already there is skipped)
+        if picked < cfg.overcommit as usize && !cands[..picked].iter().any(|c| c.src == cands[i].src) {
             cands.swap(picked, i);
             picked += 1;
         }
