@@ -83,7 +83,7 @@ def test_a_figure_of_a_group_runs_its_group(tmp_path):
                 group, f"{paper}-fig{n} is drawn with Figs. {numbers[0]}-{numbers[-1]}: running {group}")
     assert figures.resolve("pias-fig17") == ("pias-fig17", None)  # registered alone
     assert figures.resolve("pfabric-fig12") == ("pfabric-fig12", None)
-    for unknown in ("pias-fig4", "pias-fig20", "bfc-fig31"):
+    for unknown in ("pias-fig3", "pias-fig20", "bfc-fig31"):
         with pytest.raises(SpecError, match=f"unknown figure '{unknown}'"):
             figures.resolve(unknown)
     # the command line says so in one line, then goes on (here: to a bad --out)
@@ -805,6 +805,26 @@ def test_bfc_models_of_figs_2_and_30_and_fig15_s_flows(tmp_path):
     for g, dst in (("direct", 0), ("indirect", 1)):
         mice = [r for r, gg in zip(rows, groups) if gg == g]
         assert abs(len(mice) - rate) < 4 * rate ** 0.5 and all(int(r[2]) == dst and int(r[3]) == 1000 for r in mice)
+
+
+def test_workload_figures_match_the_tables_they_draw_from():
+    """pFabric Fig. 4 / PIAS Fig. 4: shares read off the shipped tables by
+    hand (web search: 30% of flows above 973,820 B, the 0.7 row; data
+    mining: the 0.8 row is 7 packets, 10,220 B, and the 0.99 row 97.3 MB)."""
+    from dcsim.figures import model
+
+    t, stats = model.fig4_compute("quick")
+    assert set(t.workload) == set(model.FIG4_WORKLOADS)
+    for _, g in t.groupby("workload"):
+        assert g.flow_share.is_monotonic_increasing and g.byte_share.is_monotonic_increasing
+        assert g.flow_share.iloc[-1] == 1 and g.byte_share.iloc[-1] == pytest.approx(1)
+        # bytes lag flows: small flows are many and carry few bytes
+        assert (g.byte_share <= g.flow_share + 1e-9).all()
+    assert stats["websearch_flows_above_1mb"] == pytest.approx(0.3 - 0.1 * (1e6 - 973820) / (1946180 - 973820), abs=2e-3)
+    assert stats["datamining_flows_at_most_10kb"] == pytest.approx(0.8, abs=1e-3)
+    # 1 MB cuts inside a row: the byte shares are those of the whole-packet sizes
+    assert 0.94 < stats["websearch_bytes_above_1mb"] < 0.955 and 0.6 < stats["websearch_bytes_below_10mb"] < 0.7
+    assert 0.0355 < stats["datamining_flows_above_35mb"] < 0.0375 and 0.94 < stats["datamining_bytes_above_35mb"] < 0.96
 
 
 def test_bfc_fig7_sweeps_the_pause_threshold_on_the_testbed_model():

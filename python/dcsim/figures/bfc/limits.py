@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..core import register
-from ..model import ModelFigure
+from ..model import ModelFigure, byte_cdf
 from ..single import Statement
 from .by_size import BFC_BASE
 
@@ -244,18 +244,6 @@ FIG2_WORKLOADS = {"google_rpc": "Google (all RPCs)", "fb_hadoop": "Facebook Hado
 #: §2, Fig. 2: "the BDP for a 10 Gbps, 40 Gbps, and 100 Gbps network,
 #: assuming a 12 us RTT".
 FIG2_RTT_S = 12e-6
-
-
-def byte_cdf(name: str, points: int):
-    """The fraction of all bytes that flows of at most each size carry, for
-    a shipped workload, over `points` quantiles of its flow sizes (as the
-    engine draws them)."""
-    import numpy as np
-
-    from ...workloads import load_cdf
-
-    sizes = np.sort(load_cdf(name).quantile((np.arange(points) + 0.5) / points))
-    return sizes, np.cumsum(sizes) / sizes.sum()
 
 
 def fig2_compute(mode: str):
