@@ -2,6 +2,8 @@
 //! `python -c "from dcsim.bench import scenario; from dcsim.spec import
 //! engine_config_json; print(engine_config_json(scenario()))" > cfg.json`)
 //! without Python, for profiling: `cargo run --release --example run_config cfg.json`.
+//! With `RATE_EVERY=N` it also prints the packet-hop rate of every N chunks
+//! of 2^20 events (does the cost per packet-hop grow along a run?).
 
 use dcsim_engine::{config_from_json, Simulation};
 use std::time::Instant;
@@ -19,8 +21,18 @@ fn main() {
     let mut flows = 0usize;
     // A digest of the results, to check that an optimization changed nothing.
     let mut digest = 0xcbf2_9ce4_8422_2325u64;
+    // RATE_EVERY=N: print the packet-hop rate of every N chunks of 2^20 events
+    let every: u64 = std::env::var("RATE_EVERY").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let (mut chunk, mut last_t, mut last_hops) = (0u64, Instant::now(), 0u64);
     loop {
         let status = sim.run(1 << 20);
+        chunk += 1;
+        if every > 0 && chunk % every == 0 {
+            let hops = sim.counters().packet_hops;
+            let dt = last_t.elapsed().as_secs_f64();
+            eprintln!("{:.1} ms simulated: {:.2} M packet-hops/s, {} flows active", sim.now() as f64 / 1e9, (hops - last_hops) as f64 / dt / 1e6, sim.active_flows());
+            (last_t, last_hops) = (Instant::now(), hops);
+        }
         for r in sim.drain_records() {
             flows += 1;
             for x in [r.id as u64, r.finish, r.retx as u64, r.timeouts as u64] {

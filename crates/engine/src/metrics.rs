@@ -77,7 +77,7 @@ pub struct FlowSample {
 /// priorities under one 1460-byte packet (ACKs), and bucket b >= 1 those
 /// from 2^(b-1) to 2^b packets (pFabric Fig. 13); with `by_class` (the
 /// network's priority ports are strict-priority queues) the bucket is the
-/// packet's class.
+/// packet's class. What `Simulation::prio_losses` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct PrioLosses {
     pub places: [&'static str; 3],
@@ -91,24 +91,66 @@ pub struct PrioLosses {
 pub const PLACES: [&str; 3] = ["host_nic", "last_hop", "fabric"];
 pub const PRIO_BUCKETS: usize = 40;
 
-impl Default for PrioLosses {
-    fn default() -> Self {
-        PrioLosses {
-            places: PLACES,
-            by_class: false,
-            arrivals: vec![vec![0; PRIO_BUCKETS]; 3],
-            drops: vec![vec![0; PRIO_BUCKETS]; 3],
-        }
-    }
+/// The counts behind `PrioLosses`, as every arrival at a pFabric port adds
+/// to them: by place and by a key the bucket is derived from when the
+/// counts are read (the leading zeros of the priority in whole packets, or
+/// the class), so that counting is one load and one add in a fixed table
+/// (the buckets' arithmetic and a table of tables cost pFabric's
+/// packet-hop about 30 instructions: docs/performance.md).
+#[derive(Clone, Debug)]
+pub struct PrioCounts {
+    by_class: bool,
+    /// Indexed `[place][key]`; places beyond the three are never written
+    /// (4 rows and 65 keys: no bounds check on the hot path).
+    arrivals: Box<[[u64; 65]; 4]>,
+    drops: Box<[[u64; 65]; 4]>,
 }
 
-impl PrioLosses {
-    pub fn bucket(&self, prio: u64) -> usize {
+impl PrioCounts {
+    pub fn new(by_class: bool) -> PrioCounts {
+        PrioCounts { by_class, arrivals: Box::new([[0; 65]; 4]), drops: Box::new([[0; 65]; 4]) }
+    }
+
+    /// The key of priority `prio`: at most 64.
+    #[inline(always)]
+    pub fn key(&self, prio: u64) -> usize {
         if self.by_class {
-            return (prio as usize).min(PRIO_BUCKETS - 1);
+            return prio.min(64) as usize;
         }
-        let pkts = prio / 1460;
-        ((64 - pkts.leading_zeros()) as usize).min(PRIO_BUCKETS - 1)
+        (prio / 1460).leading_zeros() as usize
+    }
+
+    #[inline(always)]
+    pub fn arrive(&mut self, place: u8, key: usize) {
+        self.arrivals[(place & 3) as usize][key.min(64)] += 1;
+    }
+
+    #[inline(always)]
+    pub fn drop(&mut self, place: u8, key: usize) {
+        self.drops[(place & 3) as usize][key.min(64)] += 1;
+    }
+
+    fn bucket(&self, key: usize) -> usize {
+        if self.by_class {
+            key.min(PRIO_BUCKETS - 1)
+        } else {
+            (64 - key).min(PRIO_BUCKETS - 1)
+        }
+    }
+
+    pub fn report(&self) -> PrioLosses {
+        let fold = |t: &[[u64; 65]; 4]| -> Vec<Vec<u64>> {
+            (0..PLACES.len())
+                .map(|place| {
+                    let mut row = vec![0; PRIO_BUCKETS];
+                    for (key, &n) in t[place].iter().enumerate() {
+                        row[self.bucket(key)] += n;
+                    }
+                    row
+                })
+                .collect()
+        };
+        PrioLosses { places: PLACES, by_class: self.by_class, arrivals: fold(&self.arrivals), drops: fold(&self.drops) }
     }
 }
 

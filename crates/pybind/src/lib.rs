@@ -120,7 +120,7 @@ impl Sim {
             to_json(&cons),
             cons.holds(),
             to_json(&ports),
-            to_json(s.prio_losses()),
+            to_json(&s.prio_losses()),
             to_json(&s.queueing_delays()),
             to_json(&s.homa_levels())
         )

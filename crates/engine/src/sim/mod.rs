@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::event::{slot_bits_for, Calendar, Event};
 use crate::nic::{Nic, NicState};
 use crate::metrics::{
-    delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioLosses,
+    delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioCounts, PrioLosses,
     QueueSample, QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
@@ -271,7 +271,7 @@ pub struct Simulation {
     done: Vec<Active>,
     /// Losses by priority at the ports that choose by priority, and where
     /// each port is (`metrics::PLACES`).
-    prio_losses: PrioLosses,
+    prio_losses: PrioCounts,
     place: Vec<u8>,
     /// The ports the sampler records, and its records.
     sampled: Vec<u32>,
@@ -572,7 +572,7 @@ impl Simulation {
             flow_level,
             downlink,
             done: Vec::new(),
-            prio_losses: PrioLosses { by_class, ..PrioLosses::default() },
+            prio_losses: PrioCounts::new(by_class),
             place,
             sampled,
             samples: Vec::new(),
@@ -833,9 +833,9 @@ impl Simulation {
         let now = self.now;
         self.catch_up(port, now);
         let entry = Entry::of(hop, self.pool.get(hop.id));
-        let place = self.place[port as usize] as usize;
-        let bucket = self.prio_losses.bucket(entry.prio);
-        self.prio_losses.arrivals[place][bucket] += 1;
+        let place = self.place[port as usize];
+        let key = self.prio_losses.key(entry.prio);
+        self.prio_losses.arrive(place, key);
         let p = &mut self.ports[port as usize];
         // (The general path counts queued bytes exactly: empty is zero.)
         debug_assert_eq!(p.bytes == 0, p.is_empty());
@@ -845,7 +845,7 @@ impl Simulation {
         }
         match p.enqueue(entry) {
             Err(_) => {
-                self.prio_losses.drops[place][bucket] += 1;
+                self.prio_losses.drop(place, key);
                 return self.drop_packet(hop.id);
             }
             Ok((mark, evicted)) => {
@@ -854,8 +854,8 @@ impl Simulation {
                 }
                 if let Some(victim) = evicted {
                     let prio = self.pool.get(victim.id).prio;
-                    let b = self.prio_losses.bucket(prio);
-                    self.prio_losses.drops[place][b] += 1;
+                    let k = self.prio_losses.key(prio);
+                    self.prio_losses.drop(place, k);
                     self.drop_packet(victim.id);
                 }
             }
@@ -917,8 +917,8 @@ impl Simulation {
     }
 
     /// Losses by priority at the ports that choose by priority.
-    pub fn prio_losses(&self) -> &PrioLosses {
-        &self.prio_losses
+    pub fn prio_losses(&self) -> PrioLosses {
+        self.prio_losses.report()
     }
 
     /// General path: make the departures of port `port` that were due by
