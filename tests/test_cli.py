@@ -184,6 +184,26 @@ def test_missing_spec_and_bad_set(tmp_path):
     assert r.returncode == 2 and "scheme.bogus: unknown field" in r.stderr
 
 
+def test_an_option_given_twice_is_refused(tmp_path):
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--flows", "20", "--set", "workload.flows=abc")
+    assert r.returncode == 2 and "--flows and --set workload.flows both set workload.flows" in r.stderr
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--seed", "2", "--set", "seed=3")
+    assert r.returncode == 2 and "--seed and --set seed both set seed" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_go_back_n_schemes_warn_of_spraying(tmp_path):
+    # HPCC over per-packet spraying runs, but reordering costs it resends:
+    # warned; with ECMP (as BFC runs it) not
+    spec = _spec(tmp_path, '[scheme]\nname = "hpcc"\n')
+    r = dcsim_cli("run", spec, "--out", tmp_path / "o", "--flows", "20", "-q")
+    assert r.returncode == 0, r.stderr
+    assert "dcsim: warning: scheme hpcc recovers from reordering as from loss" in r.stderr
+    assert "routing.load_balancing = 'round_robin'" in r.stderr
+    r = dcsim_cli("run", spec, "--out", tmp_path / "o2", "--flows", "20", "-q", "--set", "routing.load_balancing=ecmp")
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+
+
 def test_python_api_returns_dataframe_with_summary():
     spec = dcsim.Spec.model_validate({"topology": {"kind": "star"}, "workload": {"flows": 100}})
     df = dcsim.run(spec)

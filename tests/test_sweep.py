@@ -94,6 +94,28 @@ def test_cli_bad_sweep_exits_2(tmp_path, grid, needle):
     assert not (tmp_path / "out").exists()
 
 
+def test_points_a_scheme_refuses_fail_before_any_point_runs(tmp_path):
+    # expresspass needs ECMP; the default leaf-spine sprays: refused when
+    # the sweep is read, not after the tcp point has run
+    p = tmp_path / "x.toml"
+    p.write_text('[spec]\nworkload.flows = 20\n[grid]\n"scheme.name" = ["tcp", "expresspass"]\n')
+    r = cli("sweep", p, "--out", tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert "grid: the point scheme.name=expresspass: scheme expresspass sends a flow's credits back" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_sweep_file_mistakes_are_named(tmp_path):
+    p = tmp_path / "g.toml"
+    p.write_text('[spec]\nworkload.flows = 20\n[gird]\nseed = [1]\n')
+    r = cli("sweep", p, "--out", tmp_path / "out")
+    assert r.returncode == 2 and "unknown sweep field 'gird' (did you mean 'grid'?)" in r.stderr, r.stderr
+    # --set on a field the grid sweeps would be ignored: refused
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1, 2]}), "--out", tmp_path / "out", "--set", "seed=5")
+    assert r.returncode == 2 and "--set seed: the grid sweeps seed ([1, 2])" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_unreachable_scheduler_exits_2(tmp_path):
     r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}), "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9")
     assert r.returncode == 2, r.stderr

@@ -40,6 +40,10 @@ def note(msg: str) -> None:
     print(f"dcsim: note: {msg}", file=sys.stderr)
 
 
+def warn(msg: str) -> None:
+    print(f"dcsim: warning: {msg}", file=sys.stderr)
+
+
 def _overrides(sets: List[str], seed: Optional[int], flows: Optional[int]) -> dict:
     from .spec import parse_value
 
@@ -51,6 +55,9 @@ def _overrides(sets: List[str], seed: Optional[int], flows: Optional[int]) -> di
         if not k.strip() or any(not part for part in k.strip().split(".")):
             fail(f"--set: {k.strip()!r} is not a field name (use section.field=value)")
         out[k.strip()] = parse_value(v.strip())
+    for option, key, given in (("--seed", "seed", seed), ("--flows", "workload.flows", flows)):
+        if given is not None and key in out:
+            fail(f"{option} and --set {key} both set {key}: give one")
     if seed is not None:
         if not 0 <= seed < 2**63:
             fail(f"--seed: must be in 0..2^63-1, got {seed}")
@@ -81,6 +88,7 @@ def run(
     from .show import print_run
     from .simulate import run_to_dir
     from .spec import load_spec
+    from .spec.experiment import caveats
 
     overrides = _overrides(set_, seed, flows)
     notes: list[str] = []
@@ -88,6 +96,8 @@ def run(
         s = load_spec(spec, overrides, notes)
         for n in notes:
             note(n)
+        for w in caveats(s):
+            warn(w)
         summary = run_to_dir(s, out, quiet=quiet, force=force, overrides=overrides)
     except SpecError as e:
         fail(str(e))
@@ -160,11 +170,22 @@ def sweep(
 ) -> None:
     """Run every point of a sweep (skipping complete ones)."""
     from .runner import run_sweep
+    from .spec.experiment import caveats
     from .sweep import load_sweep
 
     _check_jobs(jobs)
-    result = _guarded(out, lambda: run_sweep(load_sweep(sweep_file, _overrides(set_, None, None)), out, jobs=jobs,
-                                             scheduler=scheduler, quiet=quiet, reuse=reuse))
+
+    def go():
+        sw = load_sweep(sweep_file, _overrides(set_, None, None))
+        said = set()
+        for p in sw.points():
+            for w in caveats(p.spec):
+                if w not in said:
+                    said.add(w)
+                    warn(f"{p.label()}: {w}")
+        return run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
+
+    result = _guarded(out, go)
     _sweep_exit(result)
 
 

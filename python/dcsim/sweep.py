@@ -31,7 +31,7 @@ from typing import Any, Optional
 from . import __version__
 from .errors import SpecError
 from .spec import DISCRIMINATORS, Spec, apply_overrides, read_toml, spec_from_dict
-from .spec.experiment import did_you_mean
+from .spec.experiment import check, did_you_mean
 from .workloads import SHIPPED
 
 
@@ -169,6 +169,11 @@ def expand(base: dict, grid: dict[str, list], variants: Optional[dict[str, dict]
         except SpecError as e:
             where = f"variant {params[VARIANT]!r}: " if VARIANT in params else ""
             raise SpecError(f"grid: {where}{e}") from None
+        try:
+            check(spec)  # what the scheme refuses, before any point runs
+        except SpecError as e:
+            label = ", ".join(f"{k}={v}" for k, v in params.items())
+            raise SpecError(f"grid: the point {label}: {e}") from None
         key = point_key(spec)
         if key not in seen:  # a grid may name the same point twice
             seen.add(key)
@@ -198,6 +203,11 @@ def _check_fields(grid: dict, where: str = "grid") -> None:
 def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> Sweep:
     path = Path(path)
     data = read_toml(path, "sweep")
+    sweep_fields = ("name", "base", "spec", "grid", "variants", "fixed")
+    for key in set(data) - set(sweep_fields) - set(Spec.model_fields):
+        hint = did_you_mean(key, sweep_fields)
+        if hint:
+            raise SpecError(f"{path}: unknown sweep field {key!r}{hint}")
     if "grid" not in data and set(data) & set(Spec.model_fields):
         raise SpecError(f"{path} is a spec file, not a sweep file (it has no [grid]); "
                         f"run it with: dcsim run {path} --out DIR")
@@ -221,6 +231,10 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     if not grid:
         raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
     _check_fields(grid)
+    for key in overrides or {}:
+        if key in grid:
+            raise SpecError(f"--set {key}: the grid sweeps {key} ({grid[key]}), which takes the place of the base "
+                            f"spec's; change the grid in {path} instead")
     variants = {name: _flatten(v) for name, v in data.get("variants", {}).items()}
     for name, v in variants.items():
         _check_fields(v, f"variants.{name}")

@@ -221,6 +221,32 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
 # ---- the engine's configuration ----------------------------------------
 
 
+def _hosts_and_ports(spec: Spec) -> tuple[dict, dict, Optional[dict], str]:
+    """The scheme's host transport and port discipline, with the buffers
+    they sit in, and the engine model: where a scheme refuses options that
+    do not go with it (routing, buffers)."""
+    transport, port = spec.scheme.engine(spec)
+    model = getattr(spec.scheme, "engine_model", "packets")
+    if model != "packets" and spec.buffer.resolved_model(spec.scheme) != "per_port":
+        raise SpecError(f"buffer.model: scheme '{spec.scheme.name}' is flow-level and has no buffers; "
+                        "leave buffer.model = 'auto' or 'per_port'")
+    port, shared_buffer = spec.buffer.engine(port, spec.scheme)
+    return transport, port, shared_buffer, model
+
+
+def check(spec: Spec) -> None:
+    """What `engine_config` refuses about the scheme and the options it
+    needs, without reading workload files or drawing flows: a sweep checks
+    every point this way before it runs any (docs/runner.md)."""
+    _hosts_and_ports(spec)
+
+
+def caveats(spec: Spec) -> list[str]:
+    """Warnings about a valid spec whose options run but work against the
+    scheme (a scheme's `caveats`): `dcsim run` and `dcsim sweep` print them."""
+    return list(getattr(spec.scheme, "caveats", lambda _spec: [])(spec))
+
+
 def engine_config(spec: Spec) -> dict:
     """Resolve a spec into the engine's configuration (config.rs): units
     converted, workload files read, arrival rate derived from the load."""
@@ -228,12 +254,7 @@ def engine_config(spec: Spec) -> dict:
 
     topo = spec.topology
     hosts = topo.host_count()
-    transport, port = spec.scheme.engine(spec)
-    model = getattr(spec.scheme, "engine_model", "packets")
-    if model != "packets" and spec.buffer.resolved_model(spec.scheme) != "per_port":
-        raise SpecError(f"buffer.model: scheme '{spec.scheme.name}' is flow-level and has no buffers; "
-                        "leave buffer.model = 'auto' or 'per_port'")
-    port, shared_buffer = spec.buffer.engine(port, spec.scheme)
+    transport, port, shared_buffer, model = _hosts_and_ports(spec)
     w = spec.workload
     hosts_at = [n for n in spec.buffer.size_mb_at if n < hosts]
     if hosts_at:
