@@ -827,6 +827,14 @@ def test_workload_figures_match_the_tables_they_draw_from():
     assert 0.0355 < stats["datamining_flows_above_35mb"] < 0.0375 and 0.94 < stats["datamining_bytes_above_35mb"] < 0.96
 
 
+def test_a_figures_directory_takes_no_other_figure(tmp_path):
+    figures.reproduce("pfabric-fig4", tmp_path / "f")
+    with pytest.raises(SpecError, match="holds figure pfabric-fig4's results; give pias-fig4 a directory of its own"):
+        figures.reproduce("pias-fig4", tmp_path / "f")
+    figures.reproduce("pfabric-fig4", tmp_path / "f", mode="full")  # the same figure again: fine
+    assert json.loads((tmp_path / "f" / "figure.json").read_text())["mode"] == "full"
+
+
 def test_bfc_fig7_sweeps_the_pause_threshold_on_the_testbed_model():
     from dcsim.figures import bfc_testbed
 

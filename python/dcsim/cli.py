@@ -123,7 +123,11 @@ def show(
     from .show import show as show_dir
 
     try:
-        show_dir(directory, bins_mod.parse(bins) if bins else None)
+        edges = bins_mod.parse(bins) if bins else None
+        if edges and (edges[0] > 0 or edges[-1] != float("inf")):
+            note(f"--bins covers the sizes {bins_mod.label(edges[0], edges[-1])} only: flows outside it are in no "
+                 "bin (start at 0 and end with inf to bin them all)")
+        show_dir(directory, edges)
     except SpecError as e:
         fail(str(e))
 
@@ -223,7 +227,7 @@ def reproduce(
     out: Path = typer.Option(..., "--out", "-o", help="results directory (resumable)"),
     quick: bool = typer.Option(False, "--quick", help="small sweep, a couple of minutes on 2 cores (default)"),
     full: bool = typer.Option(False, "--full", help="the paper's scale"),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="local worker processes (default: all cores)"),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address"),
     report: bool = typer.Option(True, help="also write OUT/report.html"),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
@@ -393,7 +397,9 @@ def thresholds_(
 
 
 @app.command("list")
-def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | workloads | figures")) -> None:
+def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | workloads | figures"),
+          name_: Optional[str] = typer.Argument(None, metavar="[NAME]", help="just this one (a scheme, a figure, "
+                                                "...): `dcsim list schemes hpcc`")) -> None:
     """Name the topologies, schemes, workloads and figures; `list schemes`
     also gives each scheme's parameters, defaults and their sources."""
     import json
@@ -415,6 +421,13 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
     }
     if what is not None and what not in sections:
         fail(f"unknown list {what!r} (allowed: {', '.join(sections)})")
+    if name_ is not None:
+        from .spec.experiment import did_you_mean
+
+        names = [k for k, _, _ in sections[what]]
+        if name_ not in names:
+            fail(f"no {what[:-1]} named {name_!r}{did_you_mean(name_, names)} (`dcsim list {what}` names them)")
+        sections[what] = [item for item in sections[what] if item[0] == name_]
     width = max(shutil.get_terminal_size((100, 24)).columns, 60)
     key_w = max(len(k) for items in sections.values() for k, _, _ in items) + 2
     indent = " " * (2 + key_w)
@@ -430,7 +443,7 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
                     text = f"{p['field']} = {p['default']}: {p['meaning']}" + (f" [{p['source']}]" if p["source"] else "")
                     print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      ",
                                         break_on_hyphens=False))
-        if name == "figures":
+        if name == "figures" and name_ is None:
             from .figures import papers
 
             print(textwrap.fill(f"papers: {', '.join(papers())} (`dcsim reproduce PAPER` runs all of a paper's "

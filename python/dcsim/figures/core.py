@@ -536,6 +536,17 @@ def refuse_reuse_with_redraw(redraw: bool, reuse: Sequence) -> None:
         raise SpecError("--reuse: --redraw runs nothing, so it copies no points")
 
 
+def refuse_another_figures_dir(name: str, out: Path) -> None:
+    """A figure's directory holds one figure: its points resume, another's
+    would mix with them (and its table, plots and report replace them)."""
+    try:
+        held = json.loads((out / "figure.json").read_text()).get("figure")
+    except (OSError, ValueError, AttributeError):
+        return
+    if held and held != name:
+        raise SpecError(f"--out {out}: holds figure {held}'s results; give {name} a directory of its own")
+
+
 def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional[int] = None,
               scheduler: Any = None, quiet: bool = False, seeds: Optional[Sequence[int]] = None,
               reuse: Sequence[str | Path] = (), redraw: bool = False):
@@ -550,6 +561,7 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
     fig = get(name)
     out = Path(out)
     refuse_reuse_with_redraw(redraw, reuse)
+    refuse_another_figures_dir(fig.name, out)
     if seeds:
         if not isinstance(fig, Figure):
             raise SpecError(f"--seed: {name} is not a sweep over seeds (its runs choose their own)")
