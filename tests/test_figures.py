@@ -206,6 +206,9 @@ def test_redraw_draws_again_from_the_points_held_whatever_version_ran_them(tiny_
     r = cli("reproduce", "pfabric-fig18", "--redraw", "--reuse", old, "--out", tmp_path / "x")
     assert r.returncode == 2 and "--reuse: --redraw runs nothing" in r.stderr
     r = cli("reproduce", "pfabric-fig18", "--redraw", "--out", old)
+    assert r.returncode == 2 and "holds figure tiny-test-figure's results; give pfabric-fig18 a dir" in r.stderr
+    (old / "figure.json").unlink()  # the sweep still names its figure
+    r = cli("reproduce", "pfabric-fig18", "--redraw", "--out", old)
     assert r.returncode == 2 and "holds the sweep 'tiny-test-figure-quick', not 'pfabric-fig18-quick'" in r.stderr
 
 
