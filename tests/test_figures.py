@@ -692,7 +692,7 @@ def test_bfc_table1_dcqcn_runs_the_co_authors_configuration():
 def test_pfabric_figures_run_every_agent_as_the_scripts_do():
     # the scripts run one ns-2 agent (FullTcp/Sack; MinTCP for pFabric) for
     # every scheme: pooled connections, ns-2's window rule (span), and no
-    # duplicate-ACK fast retransmit (PARAMS.md; docs/schemes.md)
+    # duplicate-ACK fast retransmit (docs/sources.md; docs/schemes.md)
     for name in ("pfabric-fig7-9", "pfabric-fig10-11"):
         for p in figures.get(name).sweep("quick").points():
             sc = p.spec.scheme

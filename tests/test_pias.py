@@ -145,7 +145,7 @@ def test_pias_ecn_per_queue_on_request(write_trace):
     assert port()["ecn_per_port"] is True and port(ecn_scope="queue")["ecn_per_port"] is False
 
 
-# ---- The figures' settings as the engine gets them (PARAMS.md §2) ----------
+# ---- The figures' settings as the engine gets them (docs/sources.md §2) ----------
 
 PS_PER_US = 1_000_000
 
@@ -211,7 +211,7 @@ def test_pias_simulation_figures_run_each_scheme_as_the_scripts(name):
         assert t["cc"]["kind"] == "dctcp"
         want = list(paper(cdf, load).thresholds) if variant == "pias" else []
         assert t["prio_thresholds"] == want
-    # e.g. web search at 0.8: 909 ... 2484 packets of 1460 B (PARAMS.md §2)
+    # e.g. web search at 0.8: 909 ... 2484 packets of 1460 B (docs/sources.md §2)
     pias_ws = configs[("web_search", "pias", 0.8)]["transport"]["prio_thresholds"]
     assert (pias_ws[0], pias_ws[-1]) == (1_327_140, 3_626_640)
 
@@ -220,7 +220,7 @@ def test_pias_leaf_spine_base_rtt(write_trace):
     # 20 us of host delay on each host link plus 0.2 us of propagation per
     # link (host_delay, mean_link_delay): across the spine a 1500 B packet
     # and its 40 B ACK take 4 x 2 x 20.2 ... = 84.68 us on the idle network
-    # (PARAMS.md's 84.7 us; the paper states 85.2 us and the scripts give no
+    # (docs/sources.md's 84.7 us; the paper states 85.2 us and the scripts give no
     # other 0.5 us). Under one leaf: 83.26 us.
     spec = figure_spec("pias-fig14-16", "pias", matrix="trace",
                        trace=write_trace([(0, 0, 16, 1460), (0.01, 0, 1, 1460)]))

@@ -80,5 +80,5 @@ def test_list_prints_whole_descriptions_and_scheme_parameters():
         assert " ".join(model.__doc__.split()) in flat, model.__name__
     r = cli("list", "schemes")
     flat = " ".join(r.stdout.split())
-    assert "queue_bytes = 219_000: drop-tail limit of every switch port, bytes (150 x 1460; the paper's Table 1 says 225 KB) [pFabric ns-2 scripts (PARAMS.md §1)]" in flat
+    assert "queue_bytes = 219_000: drop-tail limit of every switch port, bytes (150 x 1460; the paper's Table 1 says 225 KB) [pFabric ns-2 scripts (docs/sources.md §1)]" in flat
     assert "min_rto_us = 200:" in flat

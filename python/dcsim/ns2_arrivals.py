@@ -1,6 +1,6 @@
 """The flow arrivals of the pFabric and PIAS ns-2 scripts, draw for draw.
 
-The scripts (PARAMS.md §1) give every ordered host pair (i, j) its own
+The scripts (docs/sources.md §1) give every ordered host pair (i, j) its own
 Poisson process at 1/(hosts - 1) of a host's flow rate, with two ns-2
 random number generators of its own: `$rng seed 17*i + 1244*j` for the
 gaps and `$rng seed 33*i + 4369*j` for the sizes. ns-2's RNG is

@@ -41,10 +41,10 @@ from .workloads import Cdf, _grid
 
 METHODS = ("pias", "pfabric-eq8", "equal-split", "paper")
 
-PIAS_SCRIPTS = "PIAS ns-2 scripts (HKUST-SING/PIAS-NS2 run_pias_dctcp.py, run_pias_vl2.py; PARAMS.md §2)"
+PIAS_SCRIPTS = "PIAS ns-2 scripts (HKUST-SING/PIAS-NS2 run_pias_dctcp.py, run_pias_vl2.py; docs/sources.md §2)"
 
 # PIAS's ns-2 tables: 7 thresholds for 8 queues, in packets of 1460 bytes,
-# by workload and load (PARAMS.md §2, checked against the scripts).
+# by workload and load (docs/sources.md §2, checked against the scripts).
 PAPER_TABLES: dict[str, dict[float, tuple[int, ...]]] = {
     "web_search": {
         0.9: (759, 1132, 1456, 1737, 2010, 2199, 2325),

@@ -1,5 +1,5 @@
 """The pFabric paper's figures (SIGCOMM'13, §5), with what its text states
-about each (PAPER_NUMBERS.md) and its axis ranges where the text shows them
+about each (each statement names its section) and its axis ranges where the text shows them
 (the camera-ready Figs. 8-9)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ PANELS = (
 SCHEMES = ("tcp", "dctcp", "pfabric", "ideal")
 LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pfabric": "pFabric", "ideal": "Ideal"}
 
-#: How the paper's ns-2 scripts run each scheme (PARAMS.md §1): flows
+#: How the paper's ns-2 scripts run each scheme (docs/sources.md §1): flows
 #: reuse a pool of persistent connections per host pair (8 for TCP and
 #: DCTCP, 1 for pFabric), and duplicate-ACK fast retransmit is off for all.
 #: Every agent's window bounds the span above the cumulative ACK, as the

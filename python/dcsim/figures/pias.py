@@ -1,6 +1,6 @@
 """The PIAS paper's figures (ToN'17 §V), with what its text states about
-each (PAPER_NUMBERS.md). The large-scale simulations (§V-C, Figs. 14-17)
-as its ns-2 scripts run them (docs/schemes.md, PARAMS.md §2)."""
+each (each statement names its section). The large-scale simulations (§V-C, Figs. 14-17)
+as its ns-2 scripts run them (docs/schemes.md, docs/sources.md §2)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from .base import Model, bps, field, ps
 
-PFABRIC_51 = "pFabric §5.1 and its ns-2 scripts (PARAMS.md §1)"
+PFABRIC_51 = "pFabric §5.1 and its ns-2 scripts (docs/sources.md §1)"
 
 
 class StarTopology(Model):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 TABLE1_PAPER = {"bfc": (0.373, 1.2), "hpcc": (0.229, 23.9), "dcqcn": (0.100, 30.4)}
 TABLE1_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN"}
 #: DCQCN as a BFC co-author's configuration of the HPCC simulator sets it
-#: (PARAMS.md §3b, mix/config.txt, whose settings the simulator reads for
+#: (docs/sources.md §3b, mix/config.txt, whose settings the simulator reads for
 #: any CC_MODE): the window scaled by rate (HAS_WIN, VAR_WIN), a 900 us
 #: increase timer, AI 50 and HAI 100 Mb/s, a 100 Mb/s floor. It gives
 #: Table 1's DCQCN numbers; §6's DCQCN statements hold with the

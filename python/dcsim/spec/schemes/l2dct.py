@@ -12,7 +12,7 @@ from .dctcp import DctcpScheme
 if TYPE_CHECKING:
     from ..experiment import Spec
 
-PIAS_L2DCT = "PIAS ns-2 scripts (run_lldct_*.py; PARAMS.md §2)"
+PIAS_L2DCT = "PIAS ns-2 scripts (run_lldct_*.py; docs/sources.md §2)"
 
 
 class L2dctScheme(DctcpScheme):

@@ -13,7 +13,7 @@ from .tcp import TcpFamily
 if TYPE_CHECKING:
     from ..experiment import Spec
 
-PIAS = "PIAS ToN'17 §V-A and its ns-2 scripts (PARAMS.md §2)"
+PIAS = "PIAS ToN'17 §V-A and its ns-2 scripts (docs/sources.md §2)"
 
 
 class PiasScheme(TcpFamily):

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..experiment import Spec
 
 HPCC_SIM = "HPCC simulator (run.py, rdma-hw.cc), which BFC §6.2 ran DCQCN, DCTCP and HPCC on"
-#: PARAMS.md §3b: preeyshah/High-Precision-Congestion-Control, mix/config.txt,
+#: docs/sources.md §3b: preeyshah/High-Precision-Congestion-Control, mix/config.txt,
 #: a BFC co-author's fork of the HPCC simulator: one file of settings for
 #: every congestion control (CC_MODE picks one).
 BFC_CONFIG = "a BFC co-author's HPCC simulator configuration (mix/config.txt)"

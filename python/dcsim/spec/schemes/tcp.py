@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..experiment import Spec
 
 TABLE1 = "pFabric §5.1, Table 1"
-SCRIPTS = "pFabric ns-2 scripts (PARAMS.md §1)"
+SCRIPTS = "pFabric ns-2 scripts (docs/sources.md §1)"
 POOL = "pFabric ns-2 scripts: 8 persistent connections per host pair for TCP and DCTCP, 1 for pFabric"
 
 
@@ -49,12 +49,12 @@ class TcpFamily(Model):
     rtt_samples: Literal["every_ack", "per_window"] = field(
         "every_ack", "every_ack: an RTT sample from each ACK's timestamp echo (RFC 7323); per_window: one timed "
         "segment per window, never a retransmitted one (ns-2's TCP without timestamps, Karn's rule)",
-        source="pFabric ns-2 scripts (PARAMS.md §1)")
+        source="pFabric ns-2 scripts (docs/sources.md §1)")
     window: Literal["pipe", "span"] = field(
         "pipe", "what the congestion window bounds outside fast recovery. pipe: the segments in flight (RFC 6675; "
         "SACKed segments free room, so a sender behind a hole keeps sending new data); span: the sequence numbers "
         "above the cumulative ACK, SACKed or not (ns-2's FullTcp without pipectrl_: a sender behind a hole sends at "
-        "most a window past it until the hole is filled)", source="ns-2 tcp-full.cc send_allowed (PARAMS.md §1)")
+        "most a window past it until the hole is filled)", source="ns-2 tcp-full.cc send_allowed (docs/sources.md §1)")
 
     ack_every: int = field(
         1, "the receiver acknowledges every ack_every-th segment that arrives in order, and at once one out of "
