@@ -101,6 +101,12 @@ def test_show_a_sweep_and_one_point(tmp_path):
     key = lines[2].split()[0]
     one = cli("show", tmp_path / "o" / "points" / key)
     assert one.returncode == 0 and "60 flows" in one.stdout
+    # the report of a plain sweep gives the same table and a plot of the points
+    r = cli("report", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "2 of 2 points complete" in html and "workload.load=0.3" in html and "(0B, 100KB] mean" in html
+    assert html.count("data:image/png;base64,") == 1
 
 
 def test_summarize_counts_unfinished_flows_apart():

@@ -121,30 +121,50 @@ def _figure_section(d: Path) -> str:
 def _run_plot(d: Path) -> bytes:
     """Mean and 99th-percentile slowdown against flow size (log-spaced
     size buckets) of one run, as PNG bytes."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.4), constrained_layout=True)
+    curve = _by_size(d)
+    if curve is not None:
+        ax.plot(curve.index, curve["mean"], marker="o", label="mean")
+        ax.plot(curve.index, curve["p99"], marker="^", ls="--", label="99th percentile")
+    return _slowdown_axes(fig, ax)
+
+
+def _by_size(d: Path):
+    """A run's slowdown by flow size, in up to 24 log-spaced size bins:
+    mean and 99th percentile, indexed by the bins' geometric middles (None
+    without finished flows)."""
     import numpy as np
     import pandas as pd
 
     flows = pd.read_parquet(d / "flows.parquet", columns=["size_bytes", "slowdown"]).dropna()
-    fig, ax = plt.subplots(figsize=(6.4, 3.4), constrained_layout=True)
-    if len(flows):
-        lo, hi = np.log10(flows.size_bytes.min()), np.log10(flows.size_bytes.max())
-        edges = np.logspace(lo, hi + 1e-9, min(24, max(2, int(4 * (hi - lo)) + 2)))
-        which = np.clip(np.searchsorted(edges, flows.size_bytes, side="right") - 1, 0, len(edges) - 2)
-        g = flows.groupby(which).slowdown
-        mid = np.sqrt(edges[:-1] * edges[1:])
-        stats = pd.DataFrame({"mean": g.mean(), "p99": g.quantile(0.99), "n": g.size()})
-        ax.plot(mid[stats.index], stats["mean"], marker="o", label="mean")
-        ax.plot(mid[stats.index], stats["p99"], marker="^", ls="--", label="99th percentile")
-        for edge in (100e3, 10e6):  # the papers' bins
-            ax.axvline(edge, color="gray", lw=0.8, ls=":")
+    if not len(flows):
+        return None
+    lo, hi = np.log10(flows.size_bytes.min()), np.log10(flows.size_bytes.max())
+    edges = np.logspace(lo, hi + 1e-9, min(24, max(2, int(4 * (hi - lo)) + 2)))
+    which = np.clip(np.searchsorted(edges, flows.size_bytes, side="right") - 1, 0, len(edges) - 2)
+    g = flows.groupby(which).slowdown
+    mid = np.sqrt(edges[:-1] * edges[1:])
+    return pd.DataFrame({"mean": g.mean(), "p99": g.quantile(0.99)}).set_index(mid[sorted(set(which))])
+
+
+def _slowdown_axes(fig, ax) -> bytes:
+    """Finish a slowdown-by-size plot (log axes, the papers' bins) as PNG."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from .figures.core import plain_log_ticks
+
+    for edge in (100e3, 10e6):  # the papers' bins
+        ax.axvline(edge, color="gray", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)  # slowdowns read as 2, 5, 10, 40
     ax.set_xlabel("flow size (bytes); dotted: the papers' bins at 100 KB and 10 MB")
     ax.set_ylabel("slowdown (normalized FCT)")
     ax.grid(alpha=0.3, which="both")
@@ -153,6 +173,46 @@ def _run_plot(d: Path) -> bytes:
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
     return buf.getvalue()
+
+
+#: A sweep's plot draws each point's curve up to this many points.
+SWEEP_CURVES = 12
+
+
+def _sweep_section(d: Path) -> str:
+    """A sweep that is not a figure: every complete point's slowdown by
+    size bin (as `dcsim show`), their mean slowdown by flow size on one
+    plot, and the points' specs."""
+    from .runner import load_points, point_dir
+    from .show import sweep_table
+
+    name = json.loads((d / "sweep.json").read_text())["name"]
+    head = f"<h2>Sweep {_esc(name)}</h2><p class=meta>{_esc(d)}</p>"
+    points = load_points(d)
+    if not points:
+        return head + "<p>No point is complete yet.</p>" + _points_section(d)
+    title, headers, rows = sweep_table(d)
+    cells = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
+    table = f"<p>{_esc(title)}</p><table><tr>{cells}</tr>{body}</table>"
+    if len(points) > SWEEP_CURVES:
+        plot = f"<p class=meta>{len(points)} points: too many curves for one plot; each point's is in its run.</p>"
+    else:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7.2, 3.8), constrained_layout=True)
+        for s in points:
+            curve = _by_size(point_dir(d, s["point"]["key"]))
+            if curve is not None:
+                label = ", ".join(f"{k}={v}" for k, v in s["point"]["params"].items()) or "base"
+                ax.plot(curve.index, curve["mean"], marker=".", label=label)
+        ax.set_title("mean slowdown by flow size, each point", fontsize=9)
+        plot = _img_bytes(_slowdown_axes(fig, ax), f"sweep {name}: mean slowdown by flow size")
+    return head + plot + table + _points_section(d)
 
 
 def _run_section(d: Path) -> str:
@@ -194,8 +254,7 @@ def build(root: str | Path) -> str:
         if (d / "figure.json").is_file():
             sections.append(_figure_section(d))
         else:
-            name = json.loads((d / "sweep.json").read_text())["name"]
-            sections.append(f"<h2>Sweep {_esc(name)}</h2><p class=meta>{_esc(d)}</p>{_points_section(d)}")
+            sections.append(_sweep_section(d))
     versions = "".join(f"<tr><td class=l>{_esc(k)}</td><td class=l>{_esc(v)}</td></tr>" for k, v in _versions().items())
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (

@@ -162,6 +162,14 @@ def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Opt
 
 
 def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO]) -> None:
+    title, headers, rows = sweep_table(d, bins)
+    render(title, headers, rows, f"one point in full: dcsim show {d}/points/<key>", out)
+
+
+def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, Row, list[Row]]:
+    """A sweep directory's complete points, a row each: the grid's values,
+    the mean slowdown in each size bin, the first bin's 99th percentile,
+    unfinished flows and drops (`dcsim show`, the report)."""
     from .runner import load_points, point_dir
 
     info = json.loads((d / "sweep.json").read_text())
@@ -179,5 +187,5 @@ def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO])
         rows.append([s["point"]["key"], *(str(s["point"]["params"].get(p, "")) for p in params),
                      _f(s["flows_finished"]), *(_f(r["mean"]) for r in by), _f(by[0][pct]),
                      _f(s["unfinished_flows"]), _f(100 * stats["drops"]["of_data_packets"])])
-    render(f"{info['name']}: {len(points)} of {len(info['points'])} points complete · slowdown by flow size",
-           headers, rows, f"one point in full: dcsim show {d}/points/<key>", out)
+    return (f"{info['name']}: {len(points)} of {len(info['points'])} points complete · slowdown by flow size",
+            headers, rows)
