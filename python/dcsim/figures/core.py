@@ -445,9 +445,12 @@ def draw(fig: Figure, table: pd.DataFrame):
                             top = max(top, y)
             ax.set_title(titles[facet, panel.key], fontsize=8.5)
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
+            xs = sorted(set(table.x / fig.x_unit))
             if fig.logx:
                 ax.set_xscale("log")
                 plain_log_ticks(ax.xaxis)  # incast degrees, deadlines: 10, 100, 1,000
+            elif len(xs) <= 8 and all(float(x).is_integer() for x in xs):
+                ax.set_xticks(xs)  # a count (queues, senders): its values, not 2.5 queues
             if c == 0:
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
