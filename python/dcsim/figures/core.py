@@ -514,6 +514,14 @@ def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):
 COMPARISON_HEADERS = ["where", "panel", "paper", "dcsim (x: value)", "verdict"]
 
 
+def _value(v: float) -> str:
+    """A value of ours beside the paper's: three significant digits, and
+    whole numbers written out below a million (1,390, not 1.39e+03)."""
+    if math.isfinite(v) and 1e3 <= abs(v) < 1e6:
+        return f"{round(v, -int(math.floor(math.log10(abs(v)))) + 2):,.0f}"
+    return f"{v:.3g}"
+
+
 def comparison_rows(paper: list[dict]) -> list[list[str]]:
     """`figure.json`'s comparison with the paper as table rows: where the
     paper says it, the panel, the paper's range, our values, the verdict."""
@@ -529,7 +537,7 @@ def comparison_rows(paper: list[dict]) -> list[list[str]]:
             rng = " and ".join(x for x in (None if lo is None else f">= {lo:g}", None if hi is None else f"<= {hi:g}")
                                if x) or "any"
             rng = f"{p['series']} {rng}"
-            ours = ", ".join(f"{x:g}: {v:.3g}" if "" not in p["ours"] else f"{v:.3g}" for x, v in values)
+            ours = ", ".join(f"{x:g}: {_value(v)}" if "" not in p["ours"] else _value(v) for x, v in values)
         out.append([p["where"], f"{p['facet']} / {p['panel']}", rng, ours or "-", p["verdict"]])
     return out
 
