@@ -131,6 +131,9 @@ def _spec(tmp_path, text):
         (BASE + "matrix = \"many_to_one\"\ndst = 9\n", "workload.dst: 9 is not a host"),
         (BASE.replace("hosts = 4", "hosts = 1"), "topology.hosts: Input should be greater than or equal to 2"),
         ("[topology\n", "not valid TOML"),
+        # a part of a name; a field of a nested table is looked up there
+        (BASE.replace('[scheme]', '[scheme]\nrto = 3'), "scheme.rto: unknown field (did you mean 'max_rto_us' or"),
+        (BASE + "[workload.queries]\ndst = 3\n", "workload.queries.dst: unknown field\n"),
     ],
 )
 def test_bad_spec_exits_2_with_one_clear_line(tmp_path, text, needle):

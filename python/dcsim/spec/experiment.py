@@ -68,8 +68,29 @@ SECTIONS: dict[str, Any] = {
 
 
 def did_you_mean(word: Any, choices) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
+    if not close and len(str(word)) >= 3:
+        # a part of the name (rto for min_rto_us)
+        close = [c for c in choices if str(word) in c][:3]
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
+def _inner_model(model: Optional[type], parts: tuple) -> Optional[type]:
+    """The model a dotted path below `model` leads to (workload.queries ->
+    the queries' model), or None where it leads to no model."""
+    import typing
+
+    from pydantic import BaseModel
+
+    for part in parts:
+        f = getattr(model, "model_fields", {}).get(part)
+        if f is None:
+            return None
+        inner = [a for a in (typing.get_args(f.annotation) or (f.annotation,))
+                 if isinstance(a, type) and issubclass(a, BaseModel)]
+        model = inner[0] if inner else None
+    return model
 
 
 def _model_at(loc: tuple) -> tuple[Optional[type], tuple]:
@@ -104,6 +125,7 @@ def _format_error(err: ValidationError) -> str:
         choices = [c.strip(" '") for c in expected.replace(" or ", ",").split(",")]
         msg = f"{msg}, got {e['input']!r}{did_you_mean(e['input'], choices)}"
     elif e["type"] == "extra_forbidden":
+        model = _inner_model(model, tuple(loc[1:-1]))
         fields = list(model.model_fields) if model is not None else []
         msg = "unknown field" + did_you_mean(loc[-1], fields)
     more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
