@@ -134,6 +134,7 @@ def _spec(tmp_path, text):
         # a part of a name; a field of a nested table is looked up there
         (BASE.replace('[scheme]', '[scheme]\nrto = 3'), "scheme.rto: unknown field (did you mean 'max_rto_us' or"),
         (BASE + "[workload.queries]\ndst = 3\n", "workload.queries.dst: unknown field\n"),
+        (BASE + "[routing]\nsymmetric = true\n", "routing: routing.symmetric = true makes ECMP's hash retrace"),
     ],
 )
 def test_bad_spec_exits_2_with_one_clear_line(tmp_path, text, needle):
@@ -362,7 +363,7 @@ def test_unfinished_flows_are_rows_of_flows_parquet(tmp_path):
     assert (left.delivered_bytes <= left.size_bytes).all() and (left.start_s < 0.003).all()
     never = s["flows_total"] - s["counters"]["flows_started"]
     assert never > 0
-    assert f"{len(left)} started and are in flows.parquet with a NaN slowdown, {never} never started" in r.stderr
+    assert f"flows.parquet lists the {len(left)} that started with a NaN slowdown ({never} never started)" in r.stderr
     # bins that leave sizes out say so
     r = dcsim_cli("show", tmp_path / "o", "--bins", "0,10kb,1mb")
     assert r.returncode == 0 and "--bins covers the sizes (0B, 1MB] only" in r.stderr, r.stderr

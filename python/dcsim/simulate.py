@@ -302,10 +302,10 @@ def _warn_unfinished(summary: dict, table: str) -> None:
     if n:
         why = "the stop time was reached" if summary["status"] == "stopped" else "the simulation stalled"
         started = summary["counters"]["flows_started"] - summary["flows_finished"]
-        never = f", {n - started} never started" if n > started else ""
+        never = f" ({n - started} never started)" if n > started else ""
         print(
-            f"dcsim: warning: {n} of {summary['flows_total']} flows did not finish ({why}): {started} started and "
-            f"are in {table} with a NaN slowdown{never}; the statistics leave them out",
+            f"dcsim: warning: {n} of {summary['flows_total']} flows did not finish ({why}); {table} lists the "
+            f"{started} that started with a NaN slowdown{never}, and the statistics leave them out",
             file=sys.stderr,
         )
     if not summary["conservation_holds"]:

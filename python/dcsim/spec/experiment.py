@@ -124,6 +124,8 @@ def _format_error(err: ValidationError) -> str:
         expected = (e.get("ctx") or {}).get("expected", "")
         choices = [c.strip(" '") for c in expected.replace(" or ", ",").split(",")]
         msg = f"{msg}, got {e['input']!r}{did_you_mean(e['input'], choices)}"
+    elif e["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")  # a validator's own sentence
     elif e["type"] == "extra_forbidden":
         model = _inner_model(model, tuple(loc[1:-1]))
         fields = list(model.model_fields) if model is not None else []

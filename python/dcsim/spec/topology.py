@@ -306,6 +306,14 @@ class Routing(Model):
         "back retrace its path (ns-2's symmetric multipath classifier); auto: on for expresspass, whose credits "
         "must take the data's path back, off otherwise", source="ExpressPass ns-2 scripts (symmetric_ true)")
 
+    @model_validator(mode="after")
+    def _symmetric_hashes_flows(self) -> "Routing":
+        if self.symmetric is True and self.load_balancing != "ecmp":
+            raise ValueError(f"routing.symmetric = true makes ECMP's hash retrace a flow's path; with "
+                             f"load_balancing = {self.load_balancing!r} each packet picks its own path: set "
+                             "load_balancing = \"ecmp\" or leave symmetric \"auto\"")
+        return self
+
     def resolved_symmetric(self, scheme) -> bool:
         return scheme.name == "expresspass" if self.symmetric == "auto" else bool(self.symmetric)
 
