@@ -204,7 +204,7 @@ def test_an_option_given_twice_is_refused(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_go_back_n_schemes_warn_of_spraying(tmp_path):
+def test_runs_that_work_against_their_scheme_warn(tmp_path):
     # HPCC over per-packet spraying runs, but reordering costs it resends:
     # warned; with ECMP (as BFC runs it) not
     spec = _spec(tmp_path, '[scheme]\nname = "hpcc"\n')
@@ -214,6 +214,11 @@ def test_go_back_n_schemes_warn_of_spraying(tmp_path):
     assert "routing.load_balancing = 'round_robin'" in r.stderr
     r = dcsim_cli("run", spec, "--out", tmp_path / "o2", "--flows", "20", "-q", "--set", "routing.load_balancing=ecmp")
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    # a flow-level model has nothing to sample
+    r = dcsim_cli("run", _spec(tmp_path, BASE.replace('"tcp"', '"ideal"')), "--out", tmp_path / "o3", "-q",
+                  "--set", "run.sample_us=10")
+    assert r.returncode == 0 and "warning: scheme ideal is a flow-level model" in r.stderr, r.stderr
+    assert "run.sample_us record nothing" in r.stderr
 
 
 def test_python_api_returns_dataframe_with_summary():

@@ -268,7 +268,16 @@ def check(spec: Spec) -> None:
 def caveats(spec: Spec) -> list[str]:
     """Warnings about a valid spec whose options run but work against the
     scheme (a scheme's `caveats`): `dcsim run` and `dcsim sweep` print them."""
-    return list(getattr(spec.scheme, "caveats", lambda _spec: [])(spec))
+    out = list(getattr(spec.scheme, "caveats", lambda _spec: [])(spec))
+    if getattr(spec.scheme, "engine_model", "packets") != "packets":
+        r = spec.run
+        asked = [name for name, on in (("run.sample_us", r.sample_us is not None),
+                                       ("run.queueing_delay", r.queueing_delay),
+                                       ("run.report_links", bool(r.report_links))) if on]
+        if asked:
+            out.append(f"scheme {spec.scheme.name} is a flow-level model, with no packets, queues or links: "
+                       f"{' and '.join(asked)} record nothing")
+    return out
 
 
 def engine_config(spec: Spec) -> dict:
