@@ -98,6 +98,12 @@ def test_list_one_item():
     assert "eta = 0.95" in r.stdout and "\n  dcqcn " not in r.stdout
     r = dcsim_cli("list", "schemes", "hpc")
     assert r.returncode == 2 and "no scheme named 'hpc' (did you mean 'hpcc'?)" in r.stderr
+    r = dcsim_cli("list", "topologies", "fat_tre")
+    assert r.returncode == 2 and "no topology named 'fat_tre'" in r.stderr
+    # a figure drawn with others: its group, as reproduce runs it
+    r = dcsim_cli("list", "figures", "pias-fig6")
+    assert r.returncode == 0 and r.stdout.splitlines()[1].split()[0] == "pias-fig5-7", r.stdout
+    assert "pias-fig6 is drawn with Figs. 5-7: listing pias-fig5-7" in r.stderr
 
 
 BASE = """

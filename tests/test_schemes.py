@@ -54,6 +54,23 @@ def test_pfabric_ports_never_exceed_their_buffer(write_trace):
     assert len(df) == 30 and df.finish_s.notna().all()
 
 
+def test_pfabric_losses_by_priority_account_for_every_packet(write_trace):
+    # Fig. 13's counts: every packet offered to a pFabric port is an
+    # arrival; it leaves by its link (a packet-hop) or is dropped there
+    rows = [(0.0001 * (i % 3), i + 1, 0, 200_000 + 1000 * i) for i in range(30)]
+    sim = build(spec_of(write_trace(rows), "pfabric", "leaf_spine"))
+    while sim.run(1 << 20) == "running":
+        pass
+    s = json.loads(sim.summary_json())
+    pl, c = s["prio_losses"], s["counters"]
+    assert pl["places"] == ["host_nic", "last_hop", "fabric"] and not pl["by_class"]
+    arrivals, drops = sum(map(sum, pl["arrivals"])), sum(map(sum, pl["drops"]))
+    assert drops == c["dropped_pkts"] > 100
+    assert arrivals == c["packet_hops"] + drops
+    # ACKs (priority 0) are in bucket 0, and only a full last hop drops data here
+    assert pl["arrivals"][1][0] > 0 and sum(pl["drops"][1][1:]) == sum(pl["drops"][1]) > 0
+
+
 def test_pfabric_serves_the_shortest_flow_first(write_trace):
     # A 5 MB flow from host 1 to host 0, then, once its window fills the
     # sender's NIC queue, a 20 KB flow between the same hosts: pFabric lets

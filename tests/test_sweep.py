@@ -114,6 +114,12 @@ def test_sweep_file_mistakes_are_named(tmp_path):
     r = cli("sweep", write_sweep(tmp_path, {"seed": [1, 2]}), "--out", tmp_path / "out", "--set", "seed=5")
     assert r.returncode == 2 and "--set seed: the grid sweeps seed ([1, 2])" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+    # ... and so would a variant's value
+    v = tmp_path / "v.toml"
+    v.write_text('[spec]\nworkload.flows = 20\n[variants.a]\n"workload.load" = 0.3\n[variants.b]\n"seed" = 2\n'
+                 '[grid]\nvariant = ["a", "b"]\n')
+    r = cli("sweep", v, "--out", tmp_path / "out", "--set", "workload.load=0.5")
+    assert r.returncode == 2 and "--set workload.load: variants.a set workload.load" in r.stderr, r.stderr
 
 
 def test_unreachable_scheduler_exits_2(tmp_path):

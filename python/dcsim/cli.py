@@ -424,9 +424,21 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
     if name_ is not None:
         from .spec.experiment import did_you_mean
 
+        if what is None:
+            fail("give what to list before a name: dcsim list schemes hpcc")
         names = [k for k, _, _ in sections[what]]
+        if what == "figures" and name_ not in names:
+            from .figures import resolve
+
+            try:
+                name_, why = resolve(name_)  # a figure drawn with others: its group
+                if why:
+                    note(why.replace(": running ", ": listing "))
+            except SpecError:
+                pass
         if name_ not in names:
-            fail(f"no {what[:-1]} named {name_!r}{did_you_mean(name_, names)} (`dcsim list {what}` names them)")
+            one = {"topologies": "topology", "schemes": "scheme", "workloads": "workload", "figures": "figure"}[what]
+            fail(f"no {one} named {name_!r}{did_you_mean(name_, names)} (`dcsim list {what}` names them)")
         sections[what] = [item for item in sections[what] if item[0] == name_]
     width = max(shutil.get_terminal_size((100, 24)).columns, 60)
     key_w = max(len(k) for items in sections.values() for k, _, _ in items) + 2

@@ -231,10 +231,6 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
     if not grid:
         raise SpecError("grid: the sweep's grid is empty; give at least one field and its values")
     _check_fields(grid)
-    for key in overrides or {}:
-        if key in grid:
-            raise SpecError(f"--set {key}: the grid sweeps {key} ({grid[key]}), which takes the place of the base "
-                            f"spec's; change the grid in {path} instead")
     variants = {name: _flatten(v) for name, v in data.get("variants", {}).items()}
     for name, v in variants.items():
         _check_fields(v, f"variants.{name}")
@@ -245,6 +241,14 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
         for key in v:
             if key not in grid:
                 raise SpecError(f"fixed.{name}: {key!r} is not a grid field (fixed keeps a grid field at one value)")
+    for key in overrides or {}:
+        if key in grid:
+            raise SpecError(f"--set {key}: the grid sweeps {key} ({grid[key]}), which takes the place of the base "
+                            f"spec's; change the grid in {path} instead")
+        setters = [f"variants.{name}" for name, v in variants.items() if key in v]
+        if setters:
+            raise SpecError(f"--set {key}: {', '.join(setters)} set {key}, which takes the place of the base "
+                            f"spec's; change the sweep file {path} instead")
     return Sweep(name=data.get("name", path.stem), base=base, grid=grid, variants=variants, fixed=fixed)
 
 

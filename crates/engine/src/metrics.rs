@@ -393,6 +393,47 @@ impl QueueingDelay {
 }
 
 #[cfg(test)]
+mod prio_count_tests {
+    use super::*;
+
+    /// pFabric Fig. 13's buckets: 0 under one packet, b from 2^(b-1) to
+    /// 2^b packets, the last one open.
+    fn bucket_by_definition(prio: u64) -> usize {
+        let pkts = prio / 1460;
+        ((64 - pkts.leading_zeros()) as usize).min(PRIO_BUCKETS - 1)
+    }
+
+    #[test]
+    fn counts_land_in_the_buckets_of_their_priority_or_class() {
+        let prios = [0, 1, 1459, 1460, 2919, 2920, 5840, 1 << 20, 1460 << 30, 1460 << 38, 1460 << 39, u64::MAX];
+        let mut c = PrioCounts::new(false);
+        for (i, &p) in prios.iter().enumerate() {
+            let k = c.key(p);
+            c.arrive((i % 3) as u8, k);
+            c.drop(2, k);
+        }
+        let r = c.report();
+        let (mut arrivals, mut drops) = (vec![vec![0u64; PRIO_BUCKETS]; 3], vec![0u64; PRIO_BUCKETS]);
+        for (i, &p) in prios.iter().enumerate() {
+            arrivals[i % 3][bucket_by_definition(p)] += 1;
+            drops[bucket_by_definition(p)] += 1;
+        }
+        assert_eq!(r.arrivals, arrivals);
+        assert_eq!(r.drops[2], drops);
+        assert!(r.drops[0].iter().chain(&r.drops[1]).all(|&n| n == 0));
+        // by class: the class itself, the last bucket holding the rest
+        let mut c = PrioCounts::new(true);
+        for class in [0, 1, 7, 39, 40, 1000] {
+            let k = c.key(class);
+            c.arrive(1, k);
+        }
+        let r = c.report();
+        assert!(r.by_class);
+        assert_eq!((r.arrivals[1][0], r.arrivals[1][1], r.arrivals[1][7], r.arrivals[1][39]), (1, 1, 1, 3));
+    }
+}
+
+#[cfg(test)]
 mod delay_tests {
     use super::*;
 

@@ -517,8 +517,9 @@ COMPARISON_HEADERS = ["where", "panel", "paper", "dcsim (x: value)", "verdict"]
 def _value(v: float) -> str:
     """A value of ours beside the paper's: three significant digits, and
     whole numbers written out below a million (1,390, not 1.39e+03)."""
-    if math.isfinite(v) and 1e3 <= abs(v) < 1e6:
-        return f"{round(v, -int(math.floor(math.log10(abs(v)))) + 2):,.0f}"
+    r = float(f"{v:.3g}")  # 999.7 rounds to 1,000
+    if math.isfinite(r) and 1e3 <= abs(r) < 1e6:
+        return f"{r:,.0f}"
     return f"{v:.3g}"
 
 

@@ -60,12 +60,14 @@ class RdmaFamily(Model):
     def caveats(self, spec) -> list[str]:
         """What a user should know before running this spec (printed as
         warnings by `dcsim run` and `dcsim sweep`)."""
-        if self.perfect_retransmit or spec.topology.kind == "star" or spec.routing.load_balancing == "ecmp":
+        t = spec.topology
+        one_path = t.kind == "star" or getattr(t, "spines", 2) == 1
+        if self.perfect_retransmit or one_path or spec.routing.load_balancing == "ecmp":
             return []
         return [f"scheme {self.name} recovers from reordering as from loss (go-back-N: a NACK and a resend from "
                 f"the gap), and routing.load_balancing = {spec.routing.load_balancing!r} sends a flow's packets "
-                "over different paths, so its flows resend often and its large flows slow down several times "
-                "over; BFC's evaluation (§6.2.1) hashes flows: set routing.load_balancing = \"ecmp\""]
+                "over its equal-cost paths in turn, so its flows resend often and its large flows slow down "
+                "several times over; BFC's evaluation (§6.2.1) hashes flows: set routing.load_balancing = \"ecmp\""]
 
     def rdma_min_rate_bps(self) -> float:
         return getattr(self, "min_rate_mbps", 0.0) * 1e6
