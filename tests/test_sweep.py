@@ -122,6 +122,31 @@ def test_sweep_file_mistakes_are_named(tmp_path):
     assert r.returncode == 2 and "--set workload.load: variants.a set workload.load" in r.stderr, r.stderr
 
 
+def test_quoted_dotted_keys_in_the_spec_table(tmp_path):
+    # "workload.flows" = 30 in [spec], as the grid quotes its keys
+    p = tmp_path / "q.toml"
+    p.write_text('[spec]\n"workload.flows" = 30\n"topology.kind" = "star"\ntopology.hosts = 4\n'
+                 '[grid]\n"scheme.name" = ["tcp", "dctcp"]\n')
+    points = load_sweep(p).points()
+    assert [(q.spec.workload.flows, q.spec.topology.kind, q.spec.topology.hosts) for q in points] == [(30, "star", 4)] * 2
+    assert Sweep(name="x", base={"workload.flows": 7}, grid={"seed": [1]}).points()[0].spec.workload.flows == 7
+
+
+def test_a_sweeps_directory_takes_no_other_results(tmp_path):
+    out = tmp_path / "out"
+    assert cli("sweep", write_sweep(tmp_path, {"seed": [1]}, name="one"), "--out", out, "-q").returncode == 0
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}, name="two"), "--out", out, "-q")
+    assert r.returncode == 2 and "holds the sweep 'one'; give 'two' a directory of its own" in r.stderr, r.stderr
+    assert json.loads((out / "sweep.json").read_text())["name"] == "one"  # untouched
+    # the same sweep, grown, resumes
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1, 2]}, name="one"), "--out", out, "-q")
+    assert r.returncode == 0 and "1 point(s) run, 1 already complete" in r.stderr, r.stderr
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("x")
+    r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}, name="one"), "--out", tmp_path / "notes", "-q")
+    assert r.returncode == 2 and "is not empty and holds no sweep" in r.stderr
+
+
 def test_unreachable_scheduler_exits_2(tmp_path):
     r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}), "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9")
     assert r.returncode == 2, r.stderr

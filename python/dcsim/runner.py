@@ -269,6 +269,26 @@ def _die_with_parent() -> None:
         pass  # the watchdog thread still covers it
 
 
+def refuse_other_results(out: Path, name: str) -> None:
+    """A sweep's directory holds that sweep: the same sweep resumes there
+    (its grid may have grown), another one would hide its points (`dcsim
+    show` and the report read the points `sweep.json` lists)."""
+    out = Path(out)
+    if not out.is_dir():
+        return
+    try:
+        held = json.loads((out / "sweep.json").read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        held = None
+    if held is not None and held != name:
+        raise SpecError(f"--out {out}: holds the sweep {held!r}; give {name!r} a directory of its own (the same "
+                        "sweep resumes where it stopped)")
+    if held is None and (out / "summary.json").is_file():
+        raise SpecError(f"--out {out}: holds a single run (dcsim run); give the sweep a directory of its own")
+    if held is None and not (out / "points").is_dir() and any(p for p in out.iterdir() if not p.name.startswith(".")):
+        raise SpecError(f"--out {out}: is not empty and holds no sweep; give the sweep a new or empty directory")
+
+
 def run_sweep(
     sweep: Sweep,
     out: str | Path,
@@ -296,6 +316,7 @@ def run_sweep(
     points = sweep.points()  # validates every point before anything runs
     sources = _reuse_dirs(reuse, out)
     check_output_dir(out)
+    refuse_other_results(out, sweep.name)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -70,7 +70,7 @@ class Sweep:
     fixed: dict[str, dict] = field(default_factory=dict)
 
     def points(self) -> list[Point]:
-        return expand(self.base, self.grid, self.variants, self.fixed)
+        return expand(nested(self.base), self.grid, self.variants, self.fixed)
 
 
 def _file_digest(path: Optional[str]) -> Optional[str]:
@@ -223,7 +223,7 @@ def load_sweep(path: str | Path, overrides: Optional[dict[str, Any]] = None) -> 
         base_path = (path.parent / data["base"]).resolve()
         base = read_toml(base_path, "base spec")
         _resolve_paths(base, base_path.parent)
-    inline = data.get("spec", {})
+    inline = nested(data.get("spec", {}))
     _resolve_paths(inline, path.parent)
     base = _merge(base, inline)
     base = apply_overrides(base, overrides or {})
@@ -262,6 +262,20 @@ def _flatten(d: dict, prefix: str = "") -> dict:
             out.update(_flatten(v, key + "."))
         else:
             out[key] = v
+    return out
+
+
+def nested(d: dict) -> dict:
+    """A spec table whose keys may be quoted dotted paths, as the grid's
+    and the variants' are (`"workload.flows" = 300` as well as
+    `workload.flows = 300` or a [spec.workload] table)."""
+    out: dict = {}
+    for k, v in d.items():
+        parts = str(k).split(".")
+        sub: dict = {parts[-1]: nested(v) if isinstance(v, dict) else v}
+        for part in reversed(parts[:-1]):
+            sub = {part: sub}
+        out = _merge(out, sub)
     return out
 
 

@@ -54,7 +54,11 @@ def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
         try:
             ts = list(thresholds(method, name, cdf, at, queues, w.size_quantum_bytes).thresholds)
         except SpecError as e:
-            raise SpecError(f"scheme.thresholds = '{given}': {e}; give the thresholds as a list or another method")
+            other = {"paper": optimizer}.get(given)
+            hint = (f"set scheme.thresholds = \"{other}\" to compute them for this workload and load "
+                    f"(`dcsim thresholds --method {other}`), or give them as a list") if other else \
+                "give the thresholds as a list or another method"
+            raise SpecError(f"scheme.thresholds = '{given}': {e}; {hint}")
     if len(ts) != queues - 1:
         raise SpecError(f"scheme.thresholds: {queues} queues need {queues - 1} thresholds, got {len(ts)}")
     if any(t < 0 for t in ts) or ts != sorted(ts):
