@@ -135,6 +135,7 @@ def _numbers(line: str) -> list[str]:
 
 def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
     rows: list[tuple[float, float]] = []
+    lines: list[int] = []  # each row's line in the file, for errors
     first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -154,25 +155,33 @@ def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
                 f"{origin}:{lineno}: expected two columns 'size cdf' (or ns-2's three), got {len(vals)}"
             )
         rows.append((vals[0] * unit, vals[-1]))
+        lines.append(lineno)
     if not rows:
         raise SpecError(f"{origin}: no rows; a CDF file has lines 'size cdf'")
-    if abs(rows[-1][1] - 100.0) < 1e-6:  # percent
+    percent = abs(rows[-1][1] - 100.0) < 1e-6
+    if percent:
         rows = [(s, p / 100.0) for s, p in rows]
+    elif rows[-1][1] > 1.0:
+        raise SpecError(f"{origin}:{lines[-1]}: the cdf column ends at {rows[-1][1]:g}: it must end at 1 (or at 100 "
+                        "for a CDF in percent)")
     for i, (s, p) in enumerate(rows):
+        at = f"{origin}:{lines[i]}"
         if not (math.isfinite(s) and s >= 0):
-            raise SpecError(f"{origin}: row {i + 1}: size must be >= 0, got {s}")
+            raise SpecError(f"{at}: size must be >= 0, got {s}")
         if not (0.0 <= p <= 1.0):
-            raise SpecError(f"{origin}: row {i + 1}: cdf must be in [0, 1], got {p}")
+            scale = " (in percent: 0 to 100)" if percent else ""
+            raise SpecError(f"{at}: cdf must be in [0, 1]{scale}, got {100 * p if percent else p:g}")
         if i:
             (s0, p0) = rows[i - 1]
             for column, before, now in (("size", s0, s), ("cdf", p0, p)):
                 if now < before:
                     raise SpecError(
-                        f"{origin}: row {i + 1}: the {column} column decreases ({before:g} then {now:g}); "
+                        f"{at}: the {column} column decreases ({before:g} then {now:g}); "
                         "sizes and probabilities must both be non-decreasing"
                     )
     if abs(rows[-1][1] - 1.0) > 1e-6:
-        raise SpecError(f"{origin}: CDF must end at 1, ends at {rows[-1][1]:g}")
+        raise SpecError(f"{origin}:{lines[-1]}: the cdf column must end at 1 (or 100 in percent), ends at "
+                        f"{rows[-1][1]:g}")
     if rows[-1][0] <= 0:
         raise SpecError(f"{origin}: largest flow size must be > 0")
     rows[-1] = (rows[-1][0], 1.0)
