@@ -101,6 +101,14 @@ def test_show_a_sweep_and_one_point(tmp_path):
     key = lines[2].split()[0]
     one = cli("show", tmp_path / "o" / "points" / key)
     assert one.returncode == 0 and "60 flows" in one.stdout
+    # ... and from Python, as a DataFrame with the grid's values as columns
+    df = dcsim.read_sweep(tmp_path / "o")
+    assert list(df["workload.load"]) == [0.3, 0.6] and (df.flows == 60).all()
+    assert df["all mean"].iloc[0] == pytest.approx(json.loads(
+        (tmp_path / "o" / "points" / df.key[0] / "summary.json").read_text())["stats"]["by_size"][-1]["mean"])
+    assert (df["all flows"] == df["(0B, 100KB] flows"] + df["(100KB, 10MB] flows"] + df["(10MB, inf] flows"]).all()
+    rebinned = dcsim.read_sweep(tmp_path / "o", bins=[0, 1e4, float("inf")])
+    assert (rebinned["(0B, 10KB] flows"] + rebinned["(10KB, inf] flows"] == 60).all()
     # the report of a plain sweep gives the same table and a plot of the points
     r = cli("report", tmp_path / "o")
     assert r.returncode == 0, r.stderr

@@ -26,6 +26,7 @@ _EXPORTS = {
     "run_all": "simulate",
     "run_to_dir": "simulate",
     "read_flows": "simulate",
+    "read_sweep": "runner",
     "generated_flows": "simulate",
     "slowdown_by_size": "metrics",
     "summarize": "metrics",
