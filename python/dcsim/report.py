@@ -152,7 +152,7 @@ def _by_size(d: Path):
     return pd.DataFrame({"mean": g.mean(), "p99": g.quantile(0.99)}).set_index(mid[sorted(set(which))])
 
 
-def _slowdown_axes(fig, ax) -> bytes:
+def _slowdown_axes(fig, ax, legend: bool = True) -> bytes:
     """Finish a slowdown-by-size plot (log axes, the papers' bins) as PNG."""
     import io
 
@@ -168,7 +168,8 @@ def _slowdown_axes(fig, ax) -> bytes:
     ax.set_xlabel("flow size (bytes); dotted: the papers' bins at 100 KB and 10 MB")
     ax.set_ylabel("slowdown (normalized FCT)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    if legend:
+        ax.legend(fontsize=8)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
@@ -204,14 +205,27 @@ def _sweep_section(d: Path) -> str:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(7.2, 3.8), constrained_layout=True)
+        fig, ax = plt.subplots(figsize=(7.2, 4.4), constrained_layout=True)
+        # the grid's first field by colour, its second by line style
+        fields = list(points[0]["point"]["params"])
+        values = [list(dict.fromkeys(str(s["point"]["params"].get(f)) for s in points)) for f in fields[:2]]
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        styles = ["-", "--", ":", "-."]
         for s in points:
             curve = _by_size(point_dir(d, s["point"]["key"]))
-            if curve is not None:
-                label = ", ".join(f"{k}={v}" for k, v in s["point"]["params"].items()) or "base"
-                ax.plot(curve.index, curve["mean"], marker=".", label=label)
+            if curve is None:
+                continue
+            params = s["point"]["params"]
+            at = [values[i].index(str(params.get(f))) for i, f in enumerate(fields[:2])]
+            label = ", ".join(str(v) for v in params.values()) or "base"
+            ax.plot(curve.index, curve["mean"], marker=".", label=label,
+                    color=colors[at[0] % len(colors)] if at else None,
+                    ls=styles[at[1] % len(styles)] if len(at) > 1 else "-")
         ax.set_title("mean slowdown by flow size, each point", fontsize=9)
-        plot = _img_bytes(_slowdown_axes(fig, ax), f"sweep {name}: mean slowdown by flow size")
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=7,
+                   title=", ".join(fields) or None, title_fontsize=7, handlelength=3.5)
+        plot = _img_bytes(_slowdown_axes(fig, ax, legend=False), f"sweep {name}: mean slowdown by flow size")
     return head + plot + table + _points_section(d)
 
 
