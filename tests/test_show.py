@@ -138,6 +138,18 @@ def test_report_of_a_single_run(run_dir, tmp_path):
     assert "(100KB, 10MB]" in html
 
 
+def test_points_on_unlike_buffers_or_packets_are_noted():
+    from dcsim.show import unlike
+
+    tcp = dcsim.run({"topology": {"kind": "star"}, "workload": {"flows": 5}}).attrs["summary"]
+    hpcc = dcsim.run({"topology": {"kind": "star"}, "workload": {"flows": 5}, "scheme": {"name": "hpcc"}}).attrs["summary"]
+    assert tcp["resolved"] == {"buffer_model": "per_port", "pfc": False, "mss_bytes": 1460, "header_bytes": 40}
+    assert hpcc["resolved"] == {"buffer_model": "shared", "pfc": True, "mss_bytes": 1000, "header_bytes": 48}
+    assert unlike([tcp, tcp]) == ""
+    note = unlike([tcp, hpcc])
+    assert "per-port buffers, 1460 B payloads; shared buffers with PFC, 1000 B payloads" in note
+
+
 def test_python_api_summary_has_the_statistics():
     df = dcsim.run({"topology": {"kind": "star"}, "workload": {"flows": 50}})
     st = df.attrs["summary"]["stats"]

@@ -196,7 +196,11 @@ def _sweep_section(d: Path) -> str:
     cells = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
                    + "</tr>" for r in rows)
-    table = f"<p>{_esc(title)}</p><table><tr>{cells}</tr>{body}</table>"
+    from .show import unlike
+
+    mixed = unlike(points)
+    table = (f"<p>{_esc(title)}</p>" + (f"<p class=meta>{_esc(mixed)}</p>" if mixed else "")
+             + f"<table><tr>{cells}</tr>{body}</table>")
     if len(points) > SWEEP_CURVES:
         plot = f"<p class=meta>{len(points)} points: too many curves for one plot; each point's is in its run.</p>"
     else:

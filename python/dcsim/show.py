@@ -162,8 +162,25 @@ def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Opt
 
 
 def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO]) -> None:
+    from .runner import load_points
+
     title, headers, rows = sweep_table(d, bins)
-    render(title, headers, rows, f"one point in full: dcsim show {d}/points/<key>", out)
+    mixed = unlike(load_points(d))
+    render(title, headers, rows, (mixed + "\n" if mixed else "") + f"one point in full: dcsim show {d}/points/<key>",
+           out)
+
+
+def unlike(summaries: list[dict]) -> str:
+    """A note when the points ran on different buffers or packet sizes
+    (their schemes' own: HPCC's shared buffer and 1 KB packets beside
+    DCTCP's per-port buffers and 1,460 B), '' when they did not."""
+    seen = {json.dumps(s["resolved"], sort_keys=True) for s in summaries if "resolved" in s}
+    if len(seen) < 2:
+        return ""
+    kinds = sorted({f"{r['buffer_model'].replace('_', '-')} buffers{' with PFC' if r['pfc'] else ''}, "
+                    f"{r['mss_bytes']} B payloads" for r in map(json.loads, seen)})
+    return ("note: the points ran on their schemes' own buffers and packet sizes (" + "; ".join(kinds)
+            + "): set buffer.* and scheme.mss_bytes to compare like for like")
 
 
 def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, Row, list[Row]]:

@@ -227,6 +227,12 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
         "seed": spec.seed,
         "overrides": overrides or {},
         "spec": spec.model_dump(mode="json"),
+        # what "auto" and the scheme's own defaults came to: schemes compared
+        # side by side may run on different buffers and packet sizes
+        "resolved": {"buffer_model": spec.buffer.resolved_model(spec.scheme),
+                     "pfc": spec.buffer.resolved_model(spec.scheme) == "shared"
+                     and spec.buffer.resolved_pfc(spec.scheme),
+                     "mss_bytes": spec.scheme.mss_bytes, "header_bytes": spec.scheme.header_bytes},
         "status": eng["status"],
         "flows_total": total,
         "flows_finished": c["flows_finished"],
