@@ -183,6 +183,7 @@ def test_bad_cdf_file_exits_2(tmp_path, cdf, needle):
         ("0.1 0 7 1000", "dst 7 is not a host of this topology (0..3)"),
         ("0.1 -1 2 1000", "src -1 is not a host"),
         ("0.1 0 1 -20", "size must be a positive number of bytes"),
+        ("0.1 0 1 1000.7", "size must be a whole number of bytes, got 1000.7"),
         ("0.1 0 1", "expected 4 fields"),
         ("-1 0 1 100", "time must be >= 0"),
     ],
@@ -203,6 +204,12 @@ def test_missing_spec_and_bad_set(tmp_path):
     assert r.returncode == 2 and "--set expects key=value" in r.stderr
     r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--set", "scheme.bogus=1")
     assert r.returncode == 2 and "scheme.bogus: unknown field" in r.stderr
+    # a section's field given at the top: its section named
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "o", "--set", "matrix=all_to_all")
+    assert r.returncode == 2 and "matrix: unknown field (did you mean 'workload.matrix'?)" in r.stderr
+    # an output path under a file
+    r = dcsim_cli("run", _spec(tmp_path, BASE), "--out", tmp_path / "spec.toml" / "o")
+    assert r.returncode == 2 and "spec.toml is a file, not a directory" in r.stderr
 
 
 def test_an_option_given_twice_is_refused(tmp_path):

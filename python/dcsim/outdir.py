@@ -29,7 +29,9 @@ def check_output_dir(out: Path, *, force: bool = False, replace: bool = False) -
     parent = out.parent
     while not parent.exists():
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+    if not parent.is_dir():
+        raise SpecError(f"--out {out}: cannot create it ({parent} is a file, not a directory)")
+    if not os.access(parent, os.W_OK | os.X_OK):
         raise SpecError(f"--out {out}: cannot create it ({parent} is not writable)")
 
 

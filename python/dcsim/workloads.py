@@ -245,9 +245,12 @@ def load_trace(path_str: str, hosts: int, base: Path | None = None,
             raise SpecError(f"{where}: expected {n_fields} fields '{desc}', got {len(parts)}")
         try:
             t = float(parts[ct])
-            src, dst, size = int(parts[cs]), int(parts[cd]), int(float(parts[cz]))
+            src, dst, size_f = int(parts[cs]), int(parts[cd]), float(parts[cz])
         except ValueError:
             raise SpecError(f"{where}: fields must be numbers: {raw.strip()!r}") from None
+        if math.isfinite(size_f) and not size_f.is_integer():
+            raise SpecError(f"{where}: size must be a whole number of bytes, got {parts[cz]}")
+        size = int(size_f) if math.isfinite(size_f) else 0
         if not (math.isfinite(t) and t >= 0):
             raise SpecError(f"{where}: time must be >= 0, got {parts[ct]}")
         if node_ids is not None:

@@ -130,6 +130,13 @@ def _format_error(err: ValidationError) -> str:
         model = _inner_model(model, tuple(loc[1:-1]))
         fields = list(model.model_fields) if model is not None else []
         msg = "unknown field" + did_you_mean(loc[-1], fields)
+        if len(loc) == 1 and msg == "unknown field":
+            # a field of a section given at the top (matrix for workload.matrix)
+            homes = [f"{section}.{loc[0]}" for section, m in SECTIONS.items()
+                     for mm in (m.values() if isinstance(m, dict) else [m])
+                     if loc[0] in getattr(mm, "model_fields", {})]
+            if homes:
+                msg += f" (did you mean {' or '.join(map(repr, dict.fromkeys(homes)))}?)"
     more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
     return f"{where or 'spec'}: {msg}{more}"
 
