@@ -162,6 +162,7 @@ def test_bad_spec_exits_2_with_one_clear_line(tmp_path, text, needle):
         ("# sizes\nsize cdf\n\n100 0\n200 0.7 # mid\n250 0.6\n", "c.txt:6: the cdf column decreases (0.7 then 0.6)"),
         ("100 0\n200 0.9\n", "c.txt:2: the cdf column must end at 1 (or 100 in percent), ends at 0.9"),
         ("100 0\n150 50\n200 99.5\n", "c.txt:3: the cdf column ends at 99.5: it must end at 1 (or at 100"),
+        ("100 0\n200 1.5\n", "c.txt:2: the cdf column ends at 1.5: it must end at 1"),
         ("100 -10\n200 100\n", "c.txt:1: cdf must be in [0, 1] (in percent: 0 to 100), got -10"),
         ("100 0\n200 x\n", "expected two numbers"),
         ("-5 0\n200 1\n", "size must be >= 0"),

@@ -146,8 +146,10 @@ def test_points_on_unlike_buffers_or_packets_are_noted():
     assert tcp["resolved"] == {"buffer_model": "per_port", "pfc": False, "mss_bytes": 1460, "header_bytes": 40}
     assert hpcc["resolved"] == {"buffer_model": "shared", "pfc": True, "mss_bytes": 1000, "header_bytes": 48}
     assert unlike([tcp, tcp]) == ""
+    xpass = {**tcp, "resolved": {**tcp["resolved"], "header_bytes": 78}}  # headers alone differ: both named
+    assert "1460 + 40 B packets; per-port buffers, 1460 + 78 B packets" in unlike([tcp, xpass])
     note = unlike([tcp, hpcc])
-    assert "per-port buffers, 1460 B payloads; shared buffers with PFC, 1000 B payloads" in note
+    assert "per-port buffers, 1460 + 40 B packets; shared buffers with PFC, 1000 + 48 B packets" in note
 
 
 def test_python_api_summary_has_the_statistics():

@@ -141,6 +141,11 @@ def test_a_sweeps_directory_takes_no_other_results(tmp_path):
     # the same sweep, grown, resumes
     r = cli("sweep", write_sweep(tmp_path, {"seed": [1, 2]}, name="one"), "--out", out, "-q")
     assert r.returncode == 0 and "1 point(s) run, 1 already complete" in r.stderr, r.stderr
+    # a figure's quick and full sweeps share its directory, as they always have
+    for name in ("fig-quick", "fig-full"):
+        r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}, name=name), "--out", tmp_path / "fig", "-q")
+        assert r.returncode == 0, r.stderr
+    assert dcsim.read_sweep(tmp_path / "fig").shape[0] == 1
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("x")
     r = cli("sweep", write_sweep(tmp_path, {"seed": [1]}, name="one"), "--out", tmp_path / "notes", "-q")

@@ -222,7 +222,11 @@ def _sweep_section(d: Path) -> str:
             params = s["point"]["params"]
             at = [values[i].index(str(params.get(f))) for i, f in enumerate(fields[:2])]
             label = ", ".join(str(v) for v in params.values()) or "base"
-            ax.plot(curve.index, curve["mean"], marker=".", label=label,
+            # a third field and beyond: each combination its own marker
+            rest = [str(params.get(f)) for f in fields[2:]]
+            marker = ".ov^sD*"[sorted({tuple(str(q["point"]["params"].get(f)) for f in fields[2:])
+                                      for q in points}).index(tuple(rest)) % 7] if rest else "."
+            ax.plot(curve.index, curve["mean"], marker=marker, label=label,
                     color=colors[at[0] % len(colors)] if at else None,
                     ls=styles[at[1] % len(styles)] if len(at) > 1 else "-")
         ax.set_title("mean slowdown by flow size, each point", fontsize=9)

@@ -269,6 +269,16 @@ def _die_with_parent() -> None:
         pass  # the watchdog thread still covers it
 
 
+def _figure_of(sweep_name: str) -> str:
+    """A figure's sweeps are named for their mode (`pfabric-fig7-9-quick`,
+    `-full`): both may share its directory, as they always have (their
+    points have keys of their own; `sweep.json` lists the last run's)."""
+    for mode in ("-quick", "-full"):
+        if sweep_name.endswith(mode):
+            return sweep_name[: -len(mode)]
+    return sweep_name
+
+
 def refuse_other_results(out: Path, name: str) -> None:
     """A sweep's directory holds that sweep: the same sweep resumes there
     (its grid may have grown), another one would hide its points (`dcsim
@@ -280,7 +290,7 @@ def refuse_other_results(out: Path, name: str) -> None:
         held = json.loads((out / "sweep.json").read_text()).get("name")
     except (OSError, ValueError, AttributeError):
         held = None
-    if held is not None and held != name:
+    if held is not None and _figure_of(held) != _figure_of(name):
         raise SpecError(f"--out {out}: holds the sweep {held!r}; give {name!r} a directory of its own (the same "
                         "sweep resumes where it stopped)")
     if held is None and (out / "summary.json").is_file():
@@ -517,7 +527,10 @@ def read_sweep(directory: str | Path, bins: Optional[Sequence[float]] = None):
                         "or reproduce")
     grid = list(json.loads((d / "sweep.json").read_text())["grid"])
     rows = []
-    for s in load_points(d):
+    points = load_points(d)
+    if not points:  # none complete yet: the columns that name the points
+        return pd.DataFrame(columns=["key", *grid])
+    for s in points:
         st = stats_of(point_dir(d, s["point"]["key"]), s, bins)
         row = {"key": s["point"]["key"], **{g: s["point"]["params"].get(g) for g in grid},
                "flows": s["flows_finished"], "unfinished": s["unfinished_flows"],

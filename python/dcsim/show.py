@@ -165,7 +165,8 @@ def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO])
     from .runner import load_points
 
     title, headers, rows = sweep_table(d, bins)
-    mixed = unlike(load_points(d))
+    # a paper's figure runs each scheme as the paper did: no note there
+    mixed = "" if (d / "figure.json").is_file() else unlike(load_points(d))
     render(title, headers, rows, (mixed + "\n" if mixed else "") + f"one point in full: dcsim show {d}/points/<key>",
            out)
 
@@ -178,9 +179,9 @@ def unlike(summaries: list[dict]) -> str:
     if len(seen) < 2:
         return ""
     kinds = sorted({f"{r['buffer_model'].replace('_', '-')} buffers{' with PFC' if r['pfc'] else ''}, "
-                    f"{r['mss_bytes']} B payloads" for r in map(json.loads, seen)})
+                    f"{r['mss_bytes']} + {r['header_bytes']} B packets" for r in map(json.loads, seen)})
     return ("note: the points ran on their schemes' own buffers and packet sizes (" + "; ".join(kinds)
-            + "): set buffer.* and scheme.mss_bytes to compare like for like")
+            + "): set buffer.* and scheme.mss_bytes/header_bytes to compare like for like")
 
 
 def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, Row, list[Row]]:

@@ -161,9 +161,11 @@ def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
     percent = abs(rows[-1][1] - 100.0) < 1e-6
     if percent:
         rows = [(s, p / 100.0) for s, p in rows]
-    elif rows[-1][1] > 1.0:
-        raise SpecError(f"{origin}:{lines[-1]}: the cdf column ends at {rows[-1][1]:g}: it must end at 1 (or at 100 "
-                        "for a CDF in percent)")
+    # round-off above 1 (a table summed in floating point) is 1
+    rows = [(s, 1.0 if 1.0 < p <= 1.0 + 1e-9 else p) for s, p in rows]
+    if rows[-1][1] > 1.0:
+        raise SpecError(f"{origin}:{lines[-1]}: the cdf column ends at {rows[-1][1]!r}: it must end at 1 (or at "
+                        "100 for a CDF in percent)")
     for i, (s, p) in enumerate(rows):
         at = f"{origin}:{lines[i]}"
         if not (math.isfinite(s) and s >= 0):
