@@ -25,14 +25,16 @@ class SwitchBuffer(Model):
     model: Literal["auto", "per_port", "shared"] = field(
         "auto", "per_port: every port its own buffer, as the scheme sets it; shared: one buffer per switch (schemes "
         "whose ports are FIFOs, tcp and dctcp, and the RDMA schemes); auto: what the scheme runs on in its paper "
-        "(shared for dcqcn and hpcc, per port for the rest)")
+        "(shared for the RDMA schemes: dcqcn, dcqcn_ns3rdma, hpcc, dctcp_rdma, bfc and the packet-level ideal_fq_packet "
+        "and ideal_srf_packet; per port for the rest)")
     size_mb: float = field(12.0, "shared buffer per switch, MiB (2^20 bytes)", source="BFC §6.2.1; " + HPCC_SIM, gt=0)
     size_mb_at: dict[int, float] = field(
         {}, "switches with another shared buffer, MiB, by node (switches are numbered after the hosts: on a file "
             "topology in the order of their file ids)", source="BFC App. A.9 (the co-author's gateways: 64 MiB)")
     pfc: Optional[bool] = field(
         None, "pause the upstream of an ingress over its threshold (else drop when the buffer is full); none: the "
-              "scheme's (on, but off for bfc, which has its own backpressure)",
+              "scheme's (on, but off for bfc, which has its own backpressure, and for the packet-level "
+              "ideal_fq_packet and ideal_srf_packet)",
         source="BFC §6.2.1 (DCQCN, DCTCP, HPCC run over PFC)")
     pfc_alpha_shift: int = field(3, "PFC threshold = free shared pool / 2^shift at ports of the hosts' rate (one less "
                                     "per doubling of a port's rate); 3: an ingress alone pauses at 1/9 = 11% of the "
