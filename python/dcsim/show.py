@@ -114,10 +114,25 @@ def homa_line(h: dict) -> str:
             f"{h['rtt_bytes']:,} B unscheduled (RTT bytes), {h['overcommit']} messages granted at once")
 
 
+def ran_on(summary: dict) -> str:
+    """What the run's scheme ran on, "auto" resolved (`summary["resolved"]`):
+    schemes compared side by side may not run on the same buffers and
+    packets."""
+    r, spec = summary.get("resolved"), summary.get("spec", {})
+    if not r:
+        return ""
+    buffers = f"{r['buffer_model'].replace('_', '-')} buffers" + (" with PFC" if r["pfc"] else "")
+    routing = spec.get("routing", {}).get("load_balancing", "")
+    return (f"ran on: {spec.get('scheme', {}).get('name', '')}, {buffers}, "
+            f"{r['mss_bytes']} + {r['header_bytes']} B packets" + (f", {routing}" if routing else ""))
+
+
 def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None) -> None:
     stats = stats or summary["stats"]
     headers, rows = stats_table(stats)
     note = footer(stats) + (f"\n{homa_line(summary['homa'])}" if summary.get("homa") else "")
+    if ran_on(summary):
+        note += f"\n{ran_on(summary)}"
     render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 
 
