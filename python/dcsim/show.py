@@ -121,10 +121,15 @@ def ran_on(summary: dict) -> str:
     r, spec = summary.get("resolved"), summary.get("spec", {})
     if not r:
         return ""
-    buffers = f"{r['buffer_model'].replace('_', '-')} buffers" + (" with PFC" if r["pfc"] else "")
     routing = spec.get("routing", {}).get("load_balancing", "")
-    return (f"ran on: {spec.get('scheme', {}).get('name', '')}, {buffers}, "
-            f"{r['mss_bytes']} + {r['header_bytes']} B packets" + (f", {routing}" if routing else ""))
+    return f"ran on: {spec.get('scheme', {}).get('name', '')}, {_buffers_and_packets(r)}" + (
+        f", {routing}" if routing else "")
+
+
+def _buffers_and_packets(r: dict) -> str:
+    """A summary's `resolved` in words: 'shared buffers with PFC, 1000 + 48 B packets'."""
+    return (f"{r['buffer_model'].replace('_', '-')} buffers{' with PFC' if r['pfc'] else ''}, "
+            f"{r['mss_bytes']} + {r['header_bytes']} B packets")
 
 
 def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None) -> None:
@@ -193,8 +198,7 @@ def unlike(summaries: list[dict]) -> str:
     seen = {json.dumps(s["resolved"], sort_keys=True) for s in summaries if "resolved" in s}
     if len(seen) < 2:
         return ""
-    kinds = sorted({f"{r['buffer_model'].replace('_', '-')} buffers{' with PFC' if r['pfc'] else ''}, "
-                    f"{r['mss_bytes']} + {r['header_bytes']} B packets" for r in map(json.loads, seen)})
+    kinds = sorted(_buffers_and_packets(r) for r in map(json.loads, seen))
     return ("note: the points ran on their schemes' own buffers and packet sizes (" + "; ".join(kinds)
             + "): set buffer.* and scheme.mss_bytes/header_bytes to compare like for like")
 

@@ -169,17 +169,20 @@ FIG4_DESCRIPTION = ("The flow-size distributions of the web search and data mini
 FIG4_NOTES = ("A model, no simulation: 20,000 (quick) or 2^20 (full) quantiles of each distribution. '~x' is read "
               "as within 10% of x, 'over x' and 'more than x' literally, KB and MB as 10^3 and 10^6 bytes (the "
               "data mining table's 80% row is 7 packets, 10,220 B). The web search table ends at 29.2 MB (20,000 "
-              "packets): the "
-              "flows above 20 MB carry a fifth of its bytes, so the '1-20MB' of pFabric §5.1 is looser than the "
-              "table the simulations draw from (docs/reproductions/pfabric.md).")
+              "packets): the flows above 20 MB carry a fifth of its bytes, so the '1-20MB' of pFabric §5.1 is looser "
+              "than the table the simulations draw from (docs/reproductions/pfabric.md).")
 
-register(ModelFigure(
-    name="pfabric-fig4",
-    title="pFabric Fig. 4: the flow-size distributions of the web search and data mining workloads",
-    source="pFabric (SIGCOMM'13) §5.1, Fig. 4",
-    description=FIG4_DESCRIPTION,
-    compute=fig4_compute, draw=fig4_draw,
-    paper=(
+
+def workloads_figure(name: str, title: str, source: str, paper: tuple) -> ModelFigure:
+    """pFabric's and PIAS's Fig. 4: the same model, each paper's statements."""
+    return ModelFigure(name=name, title=title, source=source, description=FIG4_DESCRIPTION, compute=fig4_compute,
+                       draw=fig4_draw, paper=paper, notes=FIG4_NOTES)
+
+
+register(workloads_figure(
+    "pfabric-fig4", "pFabric Fig. 4: the flow-size distributions of the web search and data mining workloads",
+    "pFabric (SIGCOMM'13) §5.1, Fig. 4",
+    (
         Statement("§5.1", "websearch_flows_above_1mb", 0.27, 0.33,
                   "web search: 30% of the flows are 1-20 MB (read: larger than 1 MB)"),
         Statement("§5.1", "websearch_bytes_above_1mb", 0.95, 1.0,
@@ -193,18 +196,11 @@ register(ModelFigure(
         Statement("§5.1", "datamining_bytes_above_35mb", 0.95, 1.0,
                   "data mining: 95% of all bytes are in those flows"),
     ),
-    notes=FIG4_NOTES,
 ))
 
-register(ModelFigure(
-    name="pias-fig4",
-    title="PIAS Fig. 4: the traffic distributions used for evaluation (web search, data mining)",
-    source="PIAS (ToN'17) §V-A, Fig. 4",
-    description=FIG4_DESCRIPTION,
-    compute=fig4_compute, draw=fig4_draw,
-    paper=(
-        Statement("§V-B", "websearch_bytes_below_10mb", 0.54, 0.66,
-                  "~60% of all bytes in the web search workload are from flows smaller than 10 MB"),
-    ),
-    notes=FIG4_NOTES,
+register(workloads_figure(
+    "pias-fig4", "PIAS Fig. 4: the traffic distributions used for evaluation (web search, data mining)",
+    "PIAS (ToN'17) §V-A, Fig. 4",
+    (Statement("§V-B", "websearch_bytes_below_10mb", 0.54, 0.66,
+               "~60% of all bytes in the web search workload are from flows smaller than 10 MB"),),
 ))
