@@ -47,14 +47,16 @@ test-python: .stamp-build .stamp-chromium
 	$(PY) -m pytest
 
 bench: .stamp-build
-	$(PY) -m dcsim bench --flows 20000 --repeat 3
-	$(PY) -m dcsim bench --scheme pfabric --flows 100000
-	$(PY) -m dcsim bench --scheme ideal --flows 100000
-	$(PY) -m dcsim bench --scheme hpcc --flows 20000
-	$(PY) -m dcsim bench --scheme dcqcn --flows 20000
-	$(PY) -m dcsim bench --scheme bfc --flows 20000
+	rm -rf out/bench
+	$(PY) -m dcsim bench --flows 20000 --repeat 3 --json out/bench/tcp.json
+	$(PY) -m dcsim bench --scheme pfabric --flows 100000 --json out/bench/pfabric.json
+	$(PY) -m dcsim bench --scheme ideal --flows 100000 --json out/bench/ideal.json
+	$(PY) -m dcsim bench --scheme hpcc --flows 20000 --json out/bench/hpcc.json
+	$(PY) -m dcsim bench --scheme dcqcn --flows 20000 --json out/bench/dcqcn.json
+	$(PY) -m dcsim bench --scheme bfc --flows 20000 --json out/bench/bfc.json
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
+	$(PY) -m dcsim.bench_targets out/bench
 
 bench-scale: .stamp-build
 	mkdir -p out

@@ -274,6 +274,41 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
         bench_main(flows=10, scheme="pdq")
 
 
+def test_bench_targets_judge_each_issues_point(tmp_path, capsys):
+    from dcsim import bench_targets as bt
+    from dcsim.bench import main as bench_main
+
+    # `dcsim bench --json` writes the reported run where the judge reads it
+    r = bench_main(flows=100, json_path=str(tmp_path / "b" / "tcp.json"))
+    assert json.loads((tmp_path / "b" / "tcp.json").read_text())["packet_hops"] == r["packet_hops"]
+    assert bt.targets(bt.load(tmp_path / "b"))[0] == "tcp: measured at 100 flows, not the target's 20,000"
+
+    def res(scheme, flows, **kw):
+        return {"scheme": scheme, "flows": flows, **kw}
+
+    got = bt.targets({
+        "tcp": res("tcp", 20_000, packet_hops_per_s=21e6),
+        "pfabric": res("pfabric", 100_000, wall_s=59.0, peak_rss_mib=301.0),
+        "ideal": res("ideal", 100_000, wall_s=0.8),
+        "hpcc": res("hpcc", 20_000, packet_hops_per_s=10.5e6),
+        "bfc": res("bfc", 20_000, packet_hops_per_s=10.4e6),
+        "dcqcn": res("dcqcn", 20_000, packet_hops_per_s=7e6),
+    })
+    assert got[0] == "tcp, 20,000 flows: 21.00 M packet-hops/s (target >= 20 M): met"
+    assert got[1].startswith("pfabric, 100,000 flows: 59.0 s") and got[1].endswith("NOT met")  # the memory
+    assert got[2].endswith(": met")
+    assert "2.00x it (target <= 2x): met" in got[3] and "2.02x it (target <= 2x): NOT met" in got[4]
+    assert got[5].endswith("3.00x it (no target)")
+    # a missing run is said, not judged; a stray file is an error
+    assert bt.targets({})[0] == "tcp: not measured"
+    (tmp_path / "b" / "x.json").write_text("[1]")
+    with pytest.raises(ValueError, match="x.json: not a `dcsim bench --json` result"):
+        bt.load(tmp_path / "b")
+    with pytest.raises(SystemExit) as e:
+        bt.main([str(tmp_path / "none")])
+    assert e.value.code == 2 and "no such directory" in capsys.readouterr().err
+
+
 def test_bench_scale_measures_points_and_judges_the_targets(tmp_path, capsys):
     from dcsim import bench_scale as bs
 

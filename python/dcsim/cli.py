@@ -469,13 +469,15 @@ def bench(
     seed: int = typer.Option(1),
     repeat: int = typer.Option(1, min=1, help="runs; the fastest is reported, all rates are listed"),
     scheme: str = typer.Option("tcp", help="tcp (the engine's scenario), pfabric or ideal (the paper's point)"),
+    json_path: Optional[str] = typer.Option(None, "--json", help="also write the reported run to this file "
+                                            "(`python -m dcsim.bench_targets DIR` judges a directory of them)"),
 ) -> None:
     """The fixed benchmark: web search on pFabric's leaf-spine, load 0.6."""
     from .bench import SCHEMES, main as bench_main
 
     if scheme not in SCHEMES:
         fail(f"--scheme: one of {', '.join(SCHEMES)}, got {scheme!r}")
-    bench_main(flows=flows, load=load, seed=seed, repeat=repeat, scheme=scheme)
+    bench_main(flows=flows, load=load, seed=seed, repeat=repeat, scheme=scheme, json_path=json_path)
 
 
 def _click_class(name: str) -> type:
