@@ -6,6 +6,7 @@ from collections import deque
 import pytest
 
 from dcsim.errors import SpecError
+from dcsim.simulate import run_all
 from dcsim.spec import Spec, spec_from_dict
 from dcsim.spec.topology import ClosTopology
 
@@ -104,6 +105,32 @@ def test_flows_spread_over_every_path(write_trace):
         # links: 12 hosts, 6 ToRs x 2 aggregation switches, 6 of those x 3
         # cores; two ports each
         assert len(s["ports"]) == 2 * (12 + 12 + 18)
+
+
+def test_bfcs_two_tier_clos(write_trace):
+    # BFC §6.2.1: 8 ToRs x 16 hosts, 8 spines, 100 Gb/s, 1 us links: one
+    # pod without cores; 128 hosts, 16 switches, 128 + 64 links, 8 paths
+    # between racks
+    bfc = {"kind": "clos", "pods": 1, "racks_per_pod": 8, "hosts_per_rack": 16, "aggs_per_pod": 8,
+           "cores_per_plane": 0, "host_rate_gbps": 100, "tor_rate_gbps": 100}
+    f = ClosTopology(**bfc).fabric()
+    assert (f.hosts, f.switches, len(f.links)) == (128, 16, 192)
+    assert shortest_paths(f, 0, 1) == 1 and shortest_paths(f, 0, 16) == 8
+    # the same fabric as leaf_spine builds it: the same flows, the same
+    # results, packet for packet
+    rows = [(i * 2e-6, (7 * i) % 128, (7 * i + 37) % 128, 50_000 + 1_000 * i) for i in range(40)]
+    leaf_spine = {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16, "host_rate_gbps": 100,
+                  "spine_rate_gbps": 100, "host_link_delay_us": 1, "spine_link_delay_us": 1}
+    out = []
+    for topo in (bfc, leaf_spine):
+        spec = Spec.model_validate({"topology": topo, "routing": {"load_balancing": "ecmp"},
+                                    "scheme": {"name": "dctcp"},
+                                    "workload": {"matrix": "trace", "trace": write_trace(rows)}})
+        r = run_all(spec)
+        out.append((r.flows.sort_values("flow_id")[["flow_id", "fct_s"]].to_numpy().tolist(), r.summary["packet_hops"]))
+    assert out[0] == out[1] and len(out[0][0]) == 40
+    with pytest.raises(SpecError, match="leaves 2 pods unconnected"):
+        spec_from_dict({"topology": dict(bfc, pods=2)})
 
 
 def test_bad_clos_specs():

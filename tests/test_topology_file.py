@@ -69,6 +69,21 @@ def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path, write_trace, caps
     r = run_all(spec)
     assert "1 parallel link(s) kept as equal-cost paths" in capsys.readouterr().err
     assert r.summary["flows_finished"] == 8
+    # both links between the switches carry the data one way and the ACKs
+    # the other, sprayed or hashed (eight flows)
+    import json
+
+    from dcsim._core import Sim
+    from dcsim.spec import engine_config_json
+
+    for lb in ("spray", "ecmp"):
+        sim = Sim(engine_config_json(spec.model_copy(update={"routing": spec.routing.model_copy(
+            update={"load_balancing": lb})})))
+        while sim.run(1 << 20) == "running":
+            pass
+        ports = json.loads(sim.summary_json())["ports"]
+        between = [p["tx_pkts"] for p in ports if {p["node"], p["peer"]} == {2, 3}]
+        assert len(between) == 4 and min(between) > 0, (lb, between)
 
 
 @pytest.mark.parametrize("text, line, message", [
@@ -92,16 +107,25 @@ def test_bad_files_name_the_line(tmp_path, text, line, message):
     assert f"{p}:{line}:" in str(e.value)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n", "to itself"),
-    ("5 2 3\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n", "not connected"),
-    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n0 3 100Gbps 1us 0\n", "second link"),
-    ("4 2 2\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", "host 1 .* has no link"),
-    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n", "3 links announced, 1 link lines found"),
+@pytest.mark.parametrize("text, line, message", [
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n", 5, "to itself"),
+    # hosts 0 and 1 under switch 3, host 2 under switch 4, no link between
+    # the switches: the first link of the part cut off is named
+    ("5 2 3\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n", 5,
+     r"not connected: nodes \[2, 4\] cannot reach node 0"),
+    # a switch with no link at all: the line that lists it
+    ("5 3 3\n2 3 4\n0 2 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", 2,
+     r"not connected: nodes \[4\]"),
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n0 3 100Gbps 1us 0\n", 5, "second link"),
+    ("4 2 2\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", 2, "host 1 .* has no link"),
+    ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n", 1, "3 links announced, 1 link lines found"),
+    ("3 1 2\n2\n0 2 0.1bps 1us 0\n1 2 1Gbps 1us 0\n", 3, "rate '0.1bps' is below 1 bps"),
 ])
-def test_bad_fabrics_are_refused(tmp_path, text, message):
-    with pytest.raises(SpecError, match=message):
-        read_hpcc(_file(tmp_path, text))
+def test_bad_fabrics_are_refused_naming_the_line(tmp_path, text, line, message):
+    p = _file(tmp_path, text)
+    with pytest.raises(SpecError, match=message) as e:
+        read_hpcc(p)
+    assert f"{p}:{line}:" in str(e.value)
 
 
 def test_the_cli_exits_2_naming_the_file_and_line(tmp_path):

@@ -10,7 +10,9 @@ Parsimon (NSDI'23) simulates at 8 pods x 48 racks x 16 hosts, and of the
 k-ary fat-tree (k pods of k/2 aggregation switches, k/2 planes of k/2
 cores). The HPCC simulator's default `mix/fat.txt` is the same shape: 5
 pods x 4 racks x 16 hosts, 4 aggregation switches per pod, 4 planes of 4
-cores (320 servers, 56 switches, 480 links).
+cores (320 servers, 56 switches, 480 links). One pod without cores
+(`cores_per_plane` 0) is a two-tier Clos, its aggregation switches the
+spines: BFC's fabric (8 racks x 16 hosts, 8 spines).
 
 The fabric is built as a graph (`Fabric`, as topology files are), numbered
 as the engine expects: hosts 0.. rack by rack, then the ToRs, then the

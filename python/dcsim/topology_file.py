@@ -118,7 +118,7 @@ def read_hpcc(path: str | Path) -> Fabric:
         raise SpecError(f"{path}: a fabric needs at least 2 hosts (nodes not listed as switches), found {len(host_ids)}")
     node_id = {h: i for i, h in enumerate(host_ids)}
     node_id.update({s: len(host_ids) + i for i, s in enumerate(sorted(switches))})
-    links, seen, host_links, parallel = [], set(), {}, 0
+    links, link_lines, seen, host_links, parallel = [], [], set(), {}, 0
     for line, words in rows[2:]:
         where = f"{path}:{line}"
         if len(words) != 5:
@@ -136,6 +136,8 @@ def read_hpcc(path: str | Path) -> Fabric:
         delay = _quantity(words[3], _TIME, "delay", where)
         if rate <= 0:
             raise SpecError(f"{where}: rate {words[2]!r} must be positive")
+        if round(rate) < 1:
+            raise SpecError(f"{where}: rate {words[2]!r} is below 1 bps")
         try:
             err = float(words[4])
         except ValueError:
@@ -151,11 +153,13 @@ def read_hpcc(path: str | Path) -> Fabric:
                     raise SpecError(f"{where}: host {h} has a second link (line {host_links[h]}); a host has one NIC")
                 host_links[h] = line
         links.append((node_id[a], node_id[b], round(rate), round(delay * 1e12)))
+        link_lines.append(line)
     if len(links) != nlinks:
-        raise SpecError(f"{path}: {nlinks} links announced, {len(links)} link lines found")
+        raise SpecError(f"{path}:{rows[0][0]}: {nlinks} links announced, {len(links)} link lines found")
     for h in host_ids:
         if h not in host_links:
-            raise SpecError(f"{path}: host {h} (not listed as a switch) has no link")
+            # (the line that makes it a host, by leaving it out)
+            raise SpecError(f"{path}:{line2}: host {h} (a node not listed as a switch here) has no link")
     # connected?
     adj = {i: [] for i in range(nodes)}
     for a, b, *_ in links:
@@ -170,6 +174,9 @@ def read_hpcc(path: str | Path) -> Fabric:
     if len(reached) != nodes:
         inverse = {v: k for k, v in node_id.items()}
         cut = sorted(inverse[v] for v in range(nodes) if v not in reached)
-        raise SpecError(f"{path}: the fabric is not connected: nodes {cut[:10]}{' ...' if len(cut) > 10 else ''} "
+        # the first link among the nodes cut off, or the switch-id line
+        # that lists a switch with no link at all
+        line = next((ln for (a, _b, *_), ln in zip(links, link_lines) if a not in reached), line2)
+        raise SpecError(f"{path}:{line}: the fabric is not connected: nodes {cut[:10]}{' ...' if len(cut) > 10 else ''} "
                         f"cannot reach node {inverse[0]}")
     return Fabric(hosts=len(host_ids), switches=nswitches, links=links, node_id=node_id, parallel=parallel)

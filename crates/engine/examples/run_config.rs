@@ -3,7 +3,9 @@
 //! engine_config_json; print(engine_config_json(scenario()))" > cfg.json`)
 //! without Python, for profiling: `cargo run --release --example run_config cfg.json`.
 //! With `RATE_EVERY=N` it also prints the packet-hop rate of every N chunks
-//! of 2^20 events (does the cost per packet-hop grow along a run?).
+//! of 2^20 events (does the cost per packet-hop grow along a run?); with
+//! `CAL_STATS=1`, what the calendar did (events per wheel slot, events
+//! through its heaps).
 
 use dcsim_engine::{config_from_json, Simulation};
 use std::time::Instant;
@@ -44,6 +46,22 @@ fn main() {
         }
     }
     let wall = t0.elapsed().as_secs_f64();
+    if std::env::var("CAL_STATS").is_ok_and(|v| v == "1") {
+        let s = sim.calendar_stats();
+        let events = sim.counters().events.max(1) as f64;
+        eprintln!(
+            "calendar: {} slots served, {:.2} events each; through the heap: {} port events beyond the wheel \
+             ({:.3}% of events), {} others (arrivals, timers, samples: {:.3}%), {} spilled from full slots ({:.3}%)",
+            s.slots,
+            s.slot_events as f64 / s.slots.max(1) as f64,
+            s.far_port,
+            100.0 * s.far_port as f64 / events,
+            s.far_other,
+            100.0 * s.far_other as f64 / events,
+            s.spilled,
+            100.0 * s.spilled as f64 / events
+        );
+    }
     let c = sim.final_counters();
     println!(
         "{flows} flows, {:.3} ms simulated, {} events ({:.2} M/s), {} packet-hops ({:.2} M/s), {} flows active at most, {:.2} s, conservation {}, digest {:016x}",

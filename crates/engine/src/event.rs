@@ -191,6 +191,24 @@ pub struct Calendar {
     /// 1 ns slots, 3% of all events; docs/performance.md).
     spill: BinaryHeap<Reverse<Entry>>,
     sorter: Sorter,
+    stats: CalendarStats,
+}
+
+/// What the calendar did, counted where it is cheap (once per slot or on
+/// the heaps' paths, never per wheel event): events per slot, the sorts'
+/// work, and the events that went through a heap (docs/performance.md,
+/// issue 13's first item). `run_config` prints them with `CAL_STATS=1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CalendarStats {
+    /// Wheel slots served, and the events in them when they were sorted.
+    pub slots: u64,
+    pub slot_events: u64,
+    /// Port events scheduled beyond the wheel's span, into `far`.
+    pub far_port: u64,
+    /// Other events into `far`: flow arrivals, timers, samples.
+    pub far_other: u64,
+    /// Port events that found their slot full (`spill`).
+    pub spilled: u64,
 }
 
 impl Default for Calendar {
@@ -247,6 +265,7 @@ impl Calendar {
             spill: BinaryHeap::new(),
             far_top: NO_ENTRY,
             sorter: Sorter::detect(),
+            stats: CalendarStats::default(),
         }
     }
 
@@ -296,12 +315,16 @@ impl Calendar {
     }
 
     fn push_far(&mut self, e: Entry) {
+        let port_event = e.code >> (KIND_SHIFT + 1) == 0;
+        self.stats.far_port += port_event as u64;
+        self.stats.far_other += !port_event as u64;
         self.far.push(Reverse(e));
         self.far_top = self.far_top.min(e);
     }
 
     #[cold]
     fn push_spill(&mut self, e: Entry) {
+        self.stats.spilled += 1;
         self.spill.push(Reverse(e));
         self.far_top = self.far_top.min(e);
     }
@@ -437,6 +460,8 @@ impl Calendar {
         self.at = i;
         self.head = 0;
         self.end = std::mem::take(&mut self.count[i]) as usize;
+        self.stats.slots += 1;
+        self.stats.slot_events += self.end as u64;
         self.sorter.sort(&mut self.wheel[self.at], self.end);
         // Needed only when this slot is done: off the critical path.
         self.hint = self.find_next();
@@ -485,6 +510,11 @@ impl Calendar {
     }
 
     /// Events pending (counted: for tests and reports, not the hot path).
+    /// What the calendar has done so far (`CalendarStats`).
+    pub fn stats(&self) -> CalendarStats {
+        self.stats
+    }
+
     pub fn len(&self) -> usize {
         let wheel: usize = self.count.iter().map(|&n| n as usize).sum();
         self.end - self.head + wheel + self.far.len() + self.spill.len()
@@ -518,6 +548,32 @@ mod tests {
         let hop = 1_200_000 + 2_700_000;
         let c = Calendar::with_horizon(hop, bits);
         assert!(c.wheel_size << bits > hop, "the longest hop goes through the heap");
+    }
+
+    #[test]
+    fn stats_count_slots_heaps_and_spills() {
+        // 16 ns slots, a wheel of 64 slots (about 1 us)
+        let mut c = Calendar::with_horizon(1, MAX_SLOT_BITS);
+        let slot = 1 << MAX_SLOT_BITS;
+        // three events in slot 2, one in slot 5; a port event beyond the
+        // wheel; a timer; SLOT_CAP + 2 in slot 9 (two spill)
+        for t in [2 * slot, 2 * slot + 1, 2 * slot + 2, 5 * slot] {
+            c.schedule(t, Event::LinkArrival { port: 1 });
+        }
+        c.schedule(10_000 * slot, Event::LinkArrival { port: 2 });
+        c.schedule(3 * slot, Event::FlowTimer { slot: 0, flow: 1, timer: 0 });
+        for i in 0..SLOT_CAP as u64 + 2 {
+            c.schedule(9 * slot + i, Event::TxDone { port: 3 });
+        }
+        let mut popped = 0;
+        while c.pop_until(Time::MAX).is_some() {
+            popped += 1;
+        }
+        assert_eq!(popped, 4 + 1 + 1 + SLOT_CAP + 2);
+        let s = c.stats();
+        assert_eq!((s.far_port, s.far_other, s.spilled), (1, 1, 2));
+        // slots 2, 5 and 9 came through the wheel, with 3, 1 and SLOT_CAP
+        assert_eq!((s.slots, s.slot_events), (3, 4 + SLOT_CAP as u64));
     }
 
     #[test]

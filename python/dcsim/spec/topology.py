@@ -163,9 +163,12 @@ class ClosTopology(Model):
     Meta's fabric, and the k-ary fat-tree's wiring). Defaults: Parsimon's
     6,144-host cluster (8 pods x 48 racks x 16 hosts, 4 aggregation
     switches per pod, 4 planes of 48 cores; 10 Gb/s host links, 40 Gb/s
-    fabric links, 1 us per link; 1:1). The HPCC simulator's `fat.txt`:
+    fabric links, 1 us per link; 1:1). The HPCC simulator's `mix/fat.txt`:
     pods 5, racks_per_pod 4, cores_per_plane 4, host_rate_gbps 100,
-    fabric rates 400 (docs/spec.md)."""
+    fabric rates 400. With one pod and cores_per_plane 0, a two-tier Clos
+    whose aggregation switches are its spines: BFC's (§6.2.1): racks_per_pod
+    8, hosts_per_rack 16, aggs_per_pod 8, every rate 100 Gb/s, as
+    `leaf_spine` builds it."""
 
     kind: Literal["clos"] = field("clos", "the topology builder")
     pods: int = field(8, "pods", source=PARSIMON, ge=1)
@@ -175,7 +178,8 @@ class ClosTopology(Model):
                               ge=1)
     cores_per_plane: Optional[int] = field(
         None, "core switches per plane (default 48, Parsimon's 1:1 cluster; 24 is its 2:1 one); or set "
-        "oversubscription instead", source=PARSIMON, ge=1)
+        "oversubscription instead; 0 with one pod: a two-tier Clos, the aggregation switches its spines "
+        "(BFC's fabric: 1 pod x 8 racks x 16 hosts, 8 aggregation switches)", source=PARSIMON, ge=0)
     oversubscription: Optional[float] = field(
         None, "aggregation switches' downlink over uplink capacity; sets cores_per_plane (racks_per_pod x "
         "tor_rate_gbps / (oversubscription x core_rate_gbps), which must come out whole)", ge=1.0)
@@ -188,6 +192,9 @@ class ClosTopology(Model):
 
     @model_validator(mode="after")
     def _cores(self):
+        if self.cores_per_plane == 0 and self.pods > 1:
+            raise ValueError(f"cores_per_plane = 0 (no core layer) leaves {self.pods} pods unconnected: "
+                             "use one pod for a two-tier Clos")
         if self.oversubscription is None:
             return self
         if self.cores_per_plane is not None:

@@ -601,6 +601,10 @@ impl Simulation {
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+    /// The calendar's own counts (slots, heaps, spills).
+    pub fn calendar_stats(&self) -> crate::event::CalendarStats {
+        self.cal.stats()
+    }
     pub fn total_flows(&self) -> u64 {
         self.gen.total
     }
