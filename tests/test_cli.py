@@ -281,10 +281,11 @@ def test_bench_targets_judge_each_issues_point(tmp_path, capsys):
     # `dcsim bench --json` writes the reported run where the judge reads it
     r = bench_main(flows=100, json_path=str(tmp_path / "b" / "tcp.json"))
     assert json.loads((tmp_path / "b" / "tcp.json").read_text())["packet_hops"] == r["packet_hops"]
-    assert bt.targets(bt.load(tmp_path / "b"))[0] == "tcp: measured at 100 flows, not the target's 20,000"
+    assert bt.targets(bt.load(tmp_path / "b"))[0] == \
+        "tcp: measured at 100 flows and load 0.6, not the target's 20,000 and 0.6"
 
     def res(scheme, flows, **kw):
-        return {"scheme": scheme, "flows": flows, **kw}
+        return {"scheme": scheme, "flows": flows, "load": 0.6, **kw}
 
     got = bt.targets({
         "tcp": res("tcp", 20_000, packet_hops_per_s=21e6),
@@ -299,11 +300,20 @@ def test_bench_targets_judge_each_issues_point(tmp_path, capsys):
     assert got[2].endswith(": met")
     assert "2.00x it (target <= 2x): met" in got[3] and "2.02x it (target <= 2x): NOT met" in got[4]
     assert got[5].endswith("3.00x it (no target)")
-    # a missing run is said, not judged; a stray file is an error
+    # a missing run is said, not judged, and so is another load; without
+    # TCP's run the others' rates are shown unjudged
     assert bt.targets({})[0] == "tcp: not measured"
-    (tmp_path / "b" / "x.json").write_text("[1]")
-    with pytest.raises(ValueError, match="x.json: not a `dcsim bench --json` result"):
-        bt.load(tmp_path / "b")
+    assert bt.targets({"tcp": dict(res("tcp", 20_000), load=0.3)})[0].startswith("tcp: measured at 20,000 flows and load 0.3")
+    assert bt.targets({"hpcc": res("hpcc", 20_000, packet_hops_per_s=9e6)})[3] == \
+        "hpcc, 20,000 flows: 9.00 M packet-hops/s; no TCP run at 20,000 flows to compare with"
+    # files that are not results, or a scheme twice, are errors naming the file
+    for name, text, message in [("x.json", "[1]", "it needs scheme"), ("y.json", "not json", "Expecting value"),
+                                ("z.json", json.dumps(dict(r, packet_hops_per_s=0)), "no packet-hops"),
+                                ("tcp2.json", json.dumps(r), "a second tcp result")]:
+        (tmp_path / "b" / name).write_text(text)
+        with pytest.raises(ValueError, match=f"{name}: .*{message}"):
+            bt.load(tmp_path / "b")
+        (tmp_path / "b" / name).unlink()
     with pytest.raises(SystemExit) as e:
         bt.main([str(tmp_path / "none")])
     assert e.value.code == 2 and "no such directory" in capsys.readouterr().err

@@ -115,6 +115,8 @@ def test_bfcs_two_tier_clos(write_trace):
            "cores_per_plane": 0, "host_rate_gbps": 100, "tor_rate_gbps": 100}
     f = ClosTopology(**bfc).fabric()
     assert (f.hosts, f.switches, len(f.links)) == (128, 16, 192)
+    # the core's fields do not apply (its links' delay sets BFC's HRTT)
+    assert ClosTopology(**bfc, core_link_delay_us=10).max_link_delay_us() == 1.0
     assert shortest_paths(f, 0, 1) == 1 and shortest_paths(f, 0, 16) == 8
     # the same fabric as leaf_spine builds it: the same flows, the same
     # results, packet for packet

@@ -119,7 +119,9 @@ def test_bad_files_name_the_line(tmp_path, text, line, message):
     ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n0 3 100Gbps 1us 0\n", 5, "second link"),
     ("4 2 2\n2 3\n0 2 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", 2, "host 1 .* has no link"),
     ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n", 1, "3 links announced, 1 link lines found"),
-    ("3 1 2\n2\n0 2 0.1bps 1us 0\n1 2 1Gbps 1us 0\n", 3, "rate '0.1bps' is below 1 bps"),
+    ("3 1 2\n2\n0 2 0.7bps 1us 0\n1 2 1Gbps 1us 0\n", 3, "rate '0.7bps' is below 1 bps"),
+    # no switches: the first line, which says so
+    ("3 0 1\n0 1 1Gbps 1us 0\n", 1, "host 2 .* has no link"),
 ])
 def test_bad_fabrics_are_refused_naming_the_line(tmp_path, text, line, message):
     p = _file(tmp_path, text)

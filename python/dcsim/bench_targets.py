@@ -10,8 +10,8 @@ result in a directory against the target its issue sets.
 - HPCC and BFC (20,000 flows): packet-hops/s within 2x of the TCP run's
   (the BFC issue); DCQCN's ratio is shown, with no target.
 
-A result run with other flows than the target's point is reported as such,
-not judged. `make bench-scale` judges the scale issue's targets itself
+A result run at other flows or another load than the target's point is
+reported as such, not judged. Memory is the whole process's peak (MiB). `make bench-scale` judges the scale issue's targets itself
 (`dcsim.bench_scale`).
 """
 
@@ -25,6 +25,8 @@ TCP_RATE_M = 20.0
 PFABRIC_S, PFABRIC_MIB = 60.0, 300.0
 IDEAL_S = 5.0
 RDMA_RATIO = 2.0
+#: the load of every point (`dcsim.bench.scenario`)
+LOAD = 0.6
 
 
 def _verdict(ok: bool) -> str:
@@ -39,8 +41,9 @@ def targets(results: dict[str, dict]) -> list[str]:
         r = results.get(scheme)
         if r is None:
             lines.append(f"{scheme}: not measured")
-        elif r["flows"] != flows:
-            lines.append(f"{scheme}: measured at {r['flows']:,} flows, not the target's {flows:,}")
+        elif r["flows"] != flows or r["load"] != LOAD:
+            lines.append(f"{scheme}: measured at {r['flows']:,} flows and load {r['load']}, not the target's "
+                         f"{flows:,} and {LOAD}")
         else:
             return r
         return None
@@ -62,23 +65,40 @@ def targets(results: dict[str, dict]) -> list[str]:
                      f"{_verdict(ideal['wall_s'] < IDEAL_S)}")
     for scheme in ("hpcc", "bfc", "dcqcn"):
         r = point(scheme, 20_000)
-        if r and tcp:
-            ratio = tcp["packet_hops_per_s"] / r["packet_hops_per_s"]
-            judged = f" (target <= {RDMA_RATIO:.0f}x): {_verdict(ratio <= RDMA_RATIO)}" if scheme != "dcqcn" else \
-                " (no target)"
-            lines.append(f"{scheme}, 20,000 flows: {r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s, "
-                         f"TCP's rate is {ratio:.2f}x it{judged}")
+        if not r:
+            continue
+        rate = f"{scheme}, 20,000 flows: {r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s"
+        if not tcp:
+            lines.append(f"{rate}; no TCP run at 20,000 flows to compare with")
+            continue
+        ratio = tcp["packet_hops_per_s"] / r["packet_hops_per_s"]
+        judged = " (no target)" if scheme == "dcqcn" else f" (target <= {RDMA_RATIO:.0f}x): {_verdict(ratio <= RDMA_RATIO)}"
+        lines.append(f"{rate}, TCP's rate is {ratio:.2f}x it{judged}")
     return lines
 
 
+#: what every result must hold (`dcsim.bench.main`'s dict)
+KEYS = ("scheme", "flows", "load", "wall_s", "packet_hops_per_s", "peak_rss_mib")
+
+
 def load(directory: str | Path) -> dict[str, dict]:
-    """The `dcsim bench --json` results in `directory`, by scheme."""
+    """The `dcsim bench --json` results in `directory`, by scheme (one
+    file per scheme)."""
     out: dict[str, dict] = {}
+    files: dict[str, Path] = {}
     for f in sorted(Path(directory).glob("*.json")):
-        r = json.loads(f.read_text())
-        if not isinstance(r, dict) or "scheme" not in r or "packet_hops_per_s" not in r:
-            raise ValueError(f"{f}: not a `dcsim bench --json` result")
+        try:
+            r = json.loads(f.read_text())
+        except (OSError, ValueError) as e:  # (JSON and UTF-8 errors are ValueErrors)
+            raise ValueError(f"{f}: not a `dcsim bench --json` result ({e})") from None
+        if not isinstance(r, dict) or any(k not in r for k in KEYS):
+            raise ValueError(f"{f}: not a `dcsim bench --json` result (it needs {', '.join(KEYS)})")
+        if r["scheme"] != "ideal" and not r["packet_hops_per_s"] > 0:
+            raise ValueError(f"{f}: a {r['scheme']} run with no packet-hops")
+        if r["scheme"] in files:
+            raise ValueError(f"{f}: a second {r['scheme']} result (the first: {files[r['scheme']].name})")
         out[r["scheme"]] = r
+        files[r["scheme"]] = f
     return out
 
 

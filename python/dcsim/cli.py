@@ -468,7 +468,8 @@ def bench(
     load: float = typer.Option(0.6, help="load"),
     seed: int = typer.Option(1),
     repeat: int = typer.Option(1, min=1, help="runs; the fastest is reported, all rates are listed"),
-    scheme: str = typer.Option("tcp", help="tcp (the engine's scenario), pfabric or ideal (the paper's point)"),
+    scheme: str = typer.Option("tcp", help="tcp (the engine's scenario), pfabric or ideal (pFabric's point), "
+                                "hpcc, dcqcn or bfc (BFC's 100 Gb/s fabric)"),
     json_path: Optional[str] = typer.Option(None, "--json", help="also write the reported run to this file "
                                             "(`python -m dcsim.bench_targets DIR` judges a directory of them)"),
 ) -> None:

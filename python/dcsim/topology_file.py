@@ -136,7 +136,7 @@ def read_hpcc(path: str | Path) -> Fabric:
         delay = _quantity(words[3], _TIME, "delay", where)
         if rate <= 0:
             raise SpecError(f"{where}: rate {words[2]!r} must be positive")
-        if round(rate) < 1:
+        if rate < 1:
             raise SpecError(f"{where}: rate {words[2]!r} is below 1 bps")
         try:
             err = float(words[4])
@@ -158,8 +158,10 @@ def read_hpcc(path: str | Path) -> Fabric:
         raise SpecError(f"{path}:{rows[0][0]}: {nlinks} links announced, {len(links)} link lines found")
     for h in host_ids:
         if h not in host_links:
-            # (the line that makes it a host, by leaving it out)
-            raise SpecError(f"{path}:{line2}: host {h} (a node not listed as a switch here) has no link")
+            # (the line that makes it a host, by leaving it out; with no
+            # switches, the first line, which says so)
+            line = line2 if nswitches else rows[0][0]
+            raise SpecError(f"{path}:{line}: host {h} (a node not listed as a switch) has no link")
     # connected?
     adj = {i: [] for i in range(nodes)}
     for a, b, *_ in links:

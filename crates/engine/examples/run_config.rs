@@ -50,10 +50,12 @@ fn main() {
         let s = sim.calendar_stats();
         let events = sim.counters().events.max(1) as f64;
         eprintln!(
-            "calendar: {} slots served, {:.2} events each; through the heap: {} port events beyond the wheel \
-             ({:.3}% of events), {} others (arrivals, timers, samples: {:.3}%), {} spilled from full slots ({:.3}%)",
+            "calendar: {} slots served, {:.2} events each sorted, {:.3}% of events put into the slot being served; \
+             through the heaps: {} port events the wheel could not take ({:.3}%), {} others (arrivals, timers, \
+             samples: {:.3}%), {} spilled from full slots ({:.3}%)",
             s.slots,
             s.slot_events as f64 / s.slots.max(1) as f64,
+            100.0 * s.in_place as f64 / events,
             s.far_port,
             100.0 * s.far_port as f64 / events,
             s.far_other,

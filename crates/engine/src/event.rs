@@ -194,20 +194,26 @@ pub struct Calendar {
     stats: CalendarStats,
 }
 
-/// What the calendar did, counted where it is cheap (once per slot or on
-/// the heaps' paths, never per wheel event): events per slot, the sorts'
-/// work, and the events that went through a heap (docs/performance.md,
-/// issue 13's first item). `run_config` prints them with `CAL_STATS=1`.
+/// What the calendar did, counted where it is cheap (once per slot, on
+/// the rare branches and the heaps' paths, never per wheel event): how
+/// many events each slot sorts, and which events took another way
+/// (docs/performance.md, issue 13's first item). Every scheduled event
+/// is counted once: in the slot it was sorted in, as an insertion into
+/// the slot being served, or as one of the heaps' three kinds.
+/// `run_config` prints them with `CAL_STATS=1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CalendarStats {
     /// Wheel slots served, and the events in them when they were sorted.
     pub slots: u64,
     pub slot_events: u64,
-    /// Port events scheduled beyond the wheel's span, into `far`.
+    /// Port events scheduled into the slot being served, in order.
+    pub in_place: u64,
+    /// Port events into `far`: beyond the wheel's span, into the slot
+    /// being served when it is full, or of a port beyond `WHEEL_PORTS`.
     pub far_port: u64,
     /// Other events into `far`: flow arrivals, timers, samples.
     pub far_other: u64,
-    /// Port events that found their slot full (`spill`).
+    /// Port events that found their wheel slot full (`spill`).
     pub spilled: u64,
 }
 
@@ -299,7 +305,9 @@ impl Calendar {
                 }
                 return self.push_spill(Entry { time, code });
             } else if delta == 0 && self.end < SLOT_CAP {
-                // The slot being served (rare): in order among what is left.
+                // The slot being served (a few percent of events): in order
+                // among what is left.
+                self.stats.in_place += 1;
                 let slot = &mut self.wheel[self.at].0;
                 let mut j = self.end;
                 while j > self.head && slot[j - 1] > key {
@@ -509,12 +517,12 @@ impl Calendar {
         self.pop_until(Time::MAX)
     }
 
-    /// Events pending (counted: for tests and reports, not the hot path).
     /// What the calendar has done so far (`CalendarStats`).
     pub fn stats(&self) -> CalendarStats {
         self.stats
     }
 
+    /// Events pending (counted: for tests and reports, not the hot path).
     pub fn len(&self) -> usize {
         let wheel: usize = self.count.iter().map(|&n| n as usize).sum();
         self.end - self.head + wheel + self.far.len() + self.spill.len()
@@ -573,7 +581,48 @@ mod tests {
         let s = c.stats();
         assert_eq!((s.far_port, s.far_other, s.spilled), (1, 1, 2));
         // slots 2, 5 and 9 came through the wheel, with 3, 1 and SLOT_CAP
-        assert_eq!((s.slots, s.slot_events), (3, 4 + SLOT_CAP as u64));
+        assert_eq!((s.slots, s.slot_events, s.in_place), (3, 4 + SLOT_CAP as u64, 0));
+        // while slot 20 is served: one event into it, in place
+        c.schedule(20 * slot, Event::LinkArrival { port: 4 });
+        c.schedule(20 * slot + 2, Event::LinkArrival { port: 5 });
+        assert_eq!(c.pop_until(Time::MAX).map(|(t, _)| t), Some(20 * slot));
+        c.schedule(20 * slot + 1, Event::LinkArrival { port: 6 });
+        assert_eq!(c.pop_until(Time::MAX).map(|(t, _)| t), Some(20 * slot + 1));
+        assert_eq!(c.pop_until(Time::MAX).map(|(t, _)| t), Some(20 * slot + 2));
+        assert_eq!(c.stats().in_place, 1);
+    }
+
+    #[test]
+    fn stats_count_every_event_once() {
+        // over a random schedule, each event in exactly one count
+        let mut c = Calendar::with_horizon(20_000_000, 11);
+        let (mut x, mut now, mut scheduled, mut popped) = (99u64, 0u64, 0u64, 0u64);
+        for round in 0..50_000u64 {
+            for _ in 0..(if round % 500 == 0 { 3 * SLOT_CAP } else { 2 }) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let t = now + [0, x % 3_000, x % 40_000_000, 0][(x % 4) as usize];
+                let e = if x % 9 == 0 {
+                    Event::FlowTimer { slot: 0, flow: scheduled as u32, timer: 0 }
+                } else {
+                    Event::LinkArrival { port: (scheduled % 1000) as u32 }
+                };
+                c.schedule(t, e);
+                scheduled += 1;
+            }
+            if let Some((t, _)) = c.pop_until(Time::MAX) {
+                now = t;
+                popped += 1;
+            }
+        }
+        while c.pop_until(Time::MAX).is_some() {
+            popped += 1;
+        }
+        let s = c.stats();
+        assert_eq!(popped, scheduled);
+        assert!(s.in_place > 0 && s.far_port > 0 && s.far_other > 0 && s.spilled > 0, "{s:?}");
+        assert_eq!(s.slot_events + s.in_place + s.far_port + s.far_other + s.spilled, scheduled);
     }
 
     #[test]

@@ -233,7 +233,9 @@ class ClosTopology(Model):
         return bps(self.host_rate_gbps)
 
     def max_link_delay_us(self) -> float:
-        return max(self.host_link_delay_us, self.tor_link_delay_us, self.core_link_delay_us)
+        # (a two-tier Clos has no core links)
+        core = (self.core_link_delay_us,) if self.cores() else ()
+        return max(self.host_link_delay_us, self.tor_link_delay_us, *core)
 
     def core_capacity_bps(self) -> Optional[int]:
         # what the ToRs send up, as for the other fabrics
