@@ -197,7 +197,9 @@ pub struct PortConfig {
     #[serde(default)]
     pub upper_tiers: Option<QueueConfig>,
     /// Compute FIFO departures at arrival (no per-packet "serializer free"
-    /// event). Off only to test it against the general path.
+    /// event), and the departures of ACKs at pFabric's ports where nothing
+    /// can overtake them (`Port::fixes_acks`). Off only to test both
+    /// against the general path.
     #[serde(default = "yes")]
     pub fifo_fast_path: bool,
     /// Keep head-packet hints on links (`Port::head_hint`): `None` decides

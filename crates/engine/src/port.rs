@@ -109,6 +109,12 @@ pub struct Port {
     /// made lazily, by the arrivals at it and at the far end of its link
     /// (`Simulation::on_link_arrival`), with no events of its own.
     pub lazy: bool,
+    /// A lazy pFabric port that sends an ACK at once when nothing queued
+    /// can go before it: its departure is fixed at admission, on `wire`
+    /// from `started` on and counted in `bytes` until `settle` or
+    /// `pop_wire` finds it started, as on the FIFO fast path
+    /// (`Simulation::offer_lazy`).
+    pub fixes_acks: bool,
     // ---- the rest ----
     pub rate_bps: u64,
     pub delay_ps: Time,
@@ -168,6 +174,7 @@ impl Port {
             marks: 0,
             wake_pending: false,
             lazy: false,
+            fixes_acks: false,
             rate_bps,
             delay_ps,
             queue: Queue::Fifo(Ring::new()),
@@ -271,6 +278,12 @@ impl Port {
         // or starts at once.
         self.bytes = select_unpredictable(waits, after, 0);
         Ok(false)
+    }
+
+    /// Packets on the link that may not have started (`settle` tells).
+    #[inline(always)]
+    pub fn unsettled(&self) -> bool {
+        (self.started as usize) < self.wire.len()
     }
 
     /// Take the packet at the head of the link (it has arrived).

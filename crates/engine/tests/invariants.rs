@@ -96,6 +96,29 @@ fn invariants_hold_for_pfabric() {
     }
 }
 
+/// ACKs sent ahead at pFabric's ports (`Port::fixes_acks`, on with the
+/// fast path) change no result: with remaining-size priorities and SYNs
+/// (number 0, so an ACK must wait for them), LAS's (whose first data
+/// packets have number 0 too), without starvation prevention, and with
+/// 12 KB buffers that are often full.
+#[test]
+fn acks_sent_ahead_change_nothing() {
+    for topo in [LEAF_SPINE, FAT_TREE] {
+        for (prio, sp, queue) in
+            [("remaining_size", true, 36_000), ("bytes_sent", true, 12_000), ("remaining_size", false, 36_000)]
+        {
+            let json = |fast: bool| {
+                config(topo, "round_robin", queue, fast, false)
+                    .replace(r#"{"kind": "fifo"}"#, &format!(r#"{{"kind": "pfabric", "starvation_prevention": {sp}}}"#))
+                    .replace(r#""ecn": false}"#, &format!(r#""ecn": false, "fixed_rto": true, "probe_after": 5,
+                           "prio": "{prio}", "connections_per_pair": 1}}"#))
+                    .replace(r#""min_rto_ps": 200000000"#, r#""min_rto_ps": 45000000"#)
+            };
+            assert_eq!(outcome(&json(true)), outcome(&json(false)), "{prio} {sp} {queue}");
+        }
+    }
+}
+
 /// `json` with a shared buffer of `bytes` per switch, with or without PFC.
 fn with_shared_buffer(json: String, bytes: u64, pfc: bool) -> String {
     json.replace(

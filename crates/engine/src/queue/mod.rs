@@ -36,6 +36,12 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Not data (an ACK, a credit, a grant).
+    #[inline(always)]
+    pub fn is_ack(&self) -> bool {
+        self.flow & 1 == 1
+    }
+
     /// A PFC or pause frame, or an ACK: what ports with a control queue
     /// (BFC's, fair queueing's) serve first, unassigned and never paused.
     #[inline]

@@ -112,6 +112,14 @@ impl PFabricQueue {
         self.evict(node, queued + e.hop.size as u64, limit)
     }
 
+    /// Whether some buffered packet has priority number 0 (a SYN, or LAS's
+    /// first packets): none does, and an ACK (number 0, the latest) goes
+    /// before every buffered packet.
+    #[inline(always)]
+    pub fn holds_zero(&self) -> bool {
+        self.groups.iter().any(|g| g.min_prio == 0)
+    }
+
     /// The buffer is full with `node` (just queued) in it, `total` bytes:
     /// among the packets whose removal brings the bytes below the limit
     /// (the arrival always does), the largest number goes, the latest on a

@@ -467,6 +467,17 @@ impl Simulation {
             return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
         }
         let nic_srpt = cfg.transport.nic_srpt();
+        // ACKs sent ahead (`offer_lazy`) fix departures early; what looks
+        // at a packet when it starts (queueing delays, a shared buffer's
+        // release, a pulling NIC) needs the queue to decide them on time.
+        for p in ports.iter_mut() {
+            p.fixes_acks = cfg.port.fifo_fast_path
+                && p.lazy
+                && matches!(p.queue, Queue::PFabric(_))
+                && !cfg.queueing_delay
+                && cfg.shared_buffer.is_none()
+                && !pulled;
+        }
         check_lossless_homa(&cfg, &net, &ports)?;
         check_srf(&cfg, &ports)?;
         let srf = matches!(cfg.transport, crate::config::TransportConfig::Rdma(crate::config::RdmaConfig { srf: true, .. }));
@@ -841,11 +852,32 @@ impl Simulation {
         let key = self.prio_losses.key(entry.prio);
         self.prio_losses.arrive(place, key);
         let p = &mut self.ports[port as usize];
+        if p.unsettled() {
+            // ACKs sent ahead (below) that have started leave the count
+            p.settle(now);
+        }
         // (The general path counts queued bytes exactly: empty is zero.)
-        debug_assert_eq!(p.bytes == 0, p.is_empty());
+        debug_assert_eq!(p.bytes == 0, p.is_empty() && !p.unsettled());
         if p.busy_until <= now && p.bytes == 0 {
             self.transmit_at(port, hop, now, false);
             return;
+        }
+        if p.fixes_acks && entry.prio == 0 && entry.is_ack() && p.bytes + (hop.size as u64) < p.limit_bytes {
+            // pFabric (§4.1) sends the first packet of the smallest number;
+            // an ACK's is 0, so unless a buffered packet also has 0 (a SYN),
+            // it goes as soon as the packets being sent and the ACKs before
+            // it are done, whatever arrives later (which is later on a
+            // tie), and it is never the one dropped when the buffer is full
+            // (the arrival or a larger number always is). Its departure is
+            // fixed now, as on the FIFO fast path, with no catch-up to make
+            // it: about a quarter of the packets pFabric's ports queue.
+            let Queue::PFabric(q) = &p.queue else { unreachable!("fixes_acks is pFabric's") };
+            if !q.holds_zero() {
+                p.add_bytes(hop.size as u64);
+                let start = p.busy_until;
+                self.transmit_at(port, hop, start, true);
+                return;
+            }
         }
         match p.enqueue(entry) {
             Err(_) => {
@@ -948,6 +980,11 @@ impl Simulation {
             let start = p.busy_until;
             if start > upto || p.bytes == 0 {
                 return;
+            }
+            if p.unsettled() {
+                // ACKs sent ahead (`offer_lazy`) have started by now: they
+                // leave the count before the packet after them starts
+                p.settle(start);
             }
             let Some(hop) = p.dequeue() else { return };
             if self.buffers.is_some() {
