@@ -99,15 +99,7 @@ def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path, write_trace, caps
     ("8 3 7\n5 6\n", 2, "3 switches announced, 2 ids listed"),
     ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0.01\n", 3, "no random link losses"),
     ("8 3\n5 6 7\n", 1, "'nodes switches links'"),
-])
-def test_bad_files_name_the_line(tmp_path, text, line, message):
-    p = _file(tmp_path, text)
-    with pytest.raises(SpecError, match=message) as e:
-        read_hpcc(p)
-    assert f"{p}:{line}:" in str(e.value)
-
-
-@pytest.mark.parametrize("text, line, message", [
+    # fabrics that parse but cannot be built
     ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n", 5, "to itself"),
     # hosts 0 and 1 under switch 3, host 2 under switch 4, no link between
     # the switches: the first link of the part cut off is named
@@ -123,7 +115,7 @@ def test_bad_files_name_the_line(tmp_path, text, line, message):
     # no switches: the first line, which says so
     ("3 0 1\n0 1 1Gbps 1us 0\n", 1, "host 2 .* has no link"),
 ])
-def test_bad_fabrics_are_refused_naming_the_line(tmp_path, text, line, message):
+def test_bad_files_name_the_line(tmp_path, text, line, message):
     p = _file(tmp_path, text)
     with pytest.raises(SpecError, match=message) as e:
         read_hpcc(p)
