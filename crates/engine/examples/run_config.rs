@@ -32,7 +32,13 @@ fn main() {
         if every > 0 && chunk % every == 0 {
             let hops = sim.counters().packet_hops;
             let dt = last_t.elapsed().as_secs_f64();
-            eprintln!("{:.1} ms simulated: {:.2} M packet-hops/s, {} flows active", sim.now() as f64 / 1e9, (hops - last_hops) as f64 / dt / 1e6, sim.active_flows());
+            eprintln!(
+                "{:.1} ms simulated: {:.2} M packet-hops/s, {:.3} events a packet-hop, {} flows active",
+                sim.now() as f64 / 1e9,
+                (hops - last_hops) as f64 / dt / 1e6,
+                (every << 20) as f64 / (hops - last_hops).max(1) as f64,
+                sim.active_flows()
+            );
             (last_t, last_hops) = (Instant::now(), hops);
         }
         for r in sim.drain_records() {
