@@ -104,6 +104,11 @@ def test_list_one_item():
     r = dcsim_cli("list", "figures", "pias-fig6")
     assert r.returncode == 0 and r.stdout.splitlines()[1].split()[0] == "pias-fig5-7", r.stdout
     assert "pias-fig6 is drawn with Figs. 5-7: listing pias-fig5-7" in r.stderr
+    # a paper: its figures, in the paper's order
+    r = dcsim_cli("list", "figures", "pfabric")
+    names = [line.split()[0] for line in r.stdout.splitlines() if line.startswith("  pfabric-")]
+    assert r.returncode == 0 and names[:3] == ["pfabric-fig4", "pfabric-fig5a", "pfabric-fig5b"], r.stdout
+    assert names.index("pfabric-fig6") < names.index("pfabric-fig20") and "  pias-" not in r.stdout
 
 
 BASE = """
@@ -130,7 +135,7 @@ def _spec(tmp_path, text):
         (BASE.replace('kind = "star"', 'kind = "torus"'), "unknown topology 'torus'"),
         (BASE + "cdf = \"web_serch\"\n", "workload.cdf: 'web_serch' is neither a shipped workload"),
         (BASE + "load = 1.5\n", "workload.load: Input should be less than 1"),
-        (BASE + "load = 0\n", "workload.load: Input should be greater than 0"),
+        (BASE + "load = 0\n", "workload.load: Input should be greater than 0, got 0 (allowed: > 0, < 1)"),
         (BASE + "matrix = \"one_to_all\"\n", "workload.matrix: Input should be 'all_to_all', 'many_to_one', 'trace', 'incast', 'heterogeneous', 'bulk' or 'rack_local'"),
         (BASE + "lod = 0.5\n", "workload.lod: unknown field"),
         (BASE + "matrix = \"trace\"\n", "needs workload.trace"),
@@ -431,8 +436,30 @@ def test_unfinished_flows_are_rows_of_flows_parquet(tmp_path):
     never = s["flows_total"] - s["counters"]["flows_started"]
     assert never > 0
     assert f"flows.parquet lists the {len(left)} that started with a NaN slowdown ({never} never started)" in r.stderr
+    started = s["counters"]["flows_started"]
+    assert f"{s['flows_finished']:,} of 300 flows finished ({started:,} started)" in r.stdout.splitlines()[0]
     # bins that leave sizes out say so
     r = dcsim_cli("show", tmp_path / "o", "--bins", "0,10kb,1mb")
     assert r.returncode == 0 and "--bins covers the sizes (0B, 1MB] only" in r.stderr, r.stderr
     assert "unfinished" in r.stdout.splitlines()[1]  # the table's column
     assert s["stats"]["by_size"][-1]["unfinished"] == len(left)
+
+
+def test_sampling_writes_the_tables_asked_for(tmp_path):
+    # run.sample_us alone samples the queues to the hosts; flows' progress
+    # only with run.sample_flows, switch buffers only with shared buffers
+    spec = _spec(tmp_path, BASE)
+    r = dcsim_cli("run", spec, "--out", tmp_path / "q", "--flows", "50", "-q", "--set", "run.sample_us=20")
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    assert sorted(p.name for p in (tmp_path / "q").glob("*.parquet")) == ["flows.parquet", "queues.parquet"]
+    assert len(pd.read_parquet(tmp_path / "q" / "queues.parquet")) > 0
+    r = dcsim_cli("run", spec, "--out", tmp_path / "f", "--flows", "50", "-q", "--set", "run.sample_us=20",
+                  "--set", "run.sample_flows=true", "--set", "run.sample_queues=none")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in (tmp_path / "f").glob("*.parquet")) == ["flow_samples.parquet", "flows.parquet"]
+    assert len(pd.read_parquet(tmp_path / "f" / "flow_samples.parquet")) > 0
+    # nothing to sample: said, and no empty tables
+    r = dcsim_cli("run", spec, "--out", tmp_path / "n", "--flows", "50", "-q", "--set", "run.sample_us=20",
+                  "--set", "run.sample_queues=none")
+    assert r.returncode == 0 and "run.sample_us records nothing here" in r.stderr, r.stderr
+    assert [p.name for p in (tmp_path / "n").glob("*.parquet")] == ["flows.parquet"]

@@ -300,7 +300,7 @@ def test_panels_use_the_papers_y_ranges_and_mark_points_off_the_scale():
     by_title = {ax.get_title(): ax for ax in axes}
     small_p99 = next(ax for t, ax in by_title.items() if t.startswith("Web search") and "99th" in t)
     assert small_p99.get_ylim() == (0, 10)
-    assert "paper: TCP-DropTail > 10" in small_p99.get_title()
+    assert "paper: TCP-DropTail >= 10" in small_p99.get_title()
     # 42 is off the 0-10 scale: a triangle on the edge and its value
     assert [t.get_text() for t in small_p99.texts] == ["42"]
     web_large = next(ax for t, ax in by_title.items() if t.startswith("Web search") and "10MB, inf" in t)
@@ -416,6 +416,10 @@ def test_a_figure_of_a_model_pfabric_fig22(tmp_path):
     assert verdicts["threshold_kb_at_10pct"] == "consistent"
     assert (tmp_path / "f22" / "pfabric-fig22.png").stat().st_size > 10_000
     assert "pFabric Fig. 22" in (tmp_path / "f22" / "report.html").read_text()
+    assert "threshold_kb_at_10pct" in r.stdout  # the comparison with the paper
+    # quiet: no table (the verdicts stay in figure.json)
+    r = cli("reproduce", "pfabric-fig22", "--quick", "--out", tmp_path / "f22", "-q")
+    assert r.returncode == 0 and r.stdout == "", r.stdout
 
 
 def test_bfc_fig4_counts_active_flows_on_one_link(tmp_path, monkeypatch):
@@ -837,6 +841,13 @@ def test_a_figures_directory_takes_no_other_figure(tmp_path):
         figures.reproduce("pias-fig4", tmp_path / "f")
     figures.reproduce("pfabric-fig4", tmp_path / "f", mode="full")  # the same figure again: fine
     assert json.loads((tmp_path / "f" / "figure.json").read_text())["mode"] == "full"
+    # a model's figure has no runs to show: show says where its values are
+    r = cli("show", tmp_path / "f")
+    assert r.returncode == 2 and "holds figure pfabric-fig4, computed from a model" in r.stderr, r.stderr
+    assert "pfabric-fig4.csv" in r.stderr
+    # a directory of figures: show names them
+    r = cli("show", tmp_path)
+    assert r.returncode == 2 and f"holds the figures f: show one of them (dcsim show {tmp_path / 'f'})" in r.stderr
 
 
 def test_bfc_fig7_sweeps_the_pause_threshold_on_the_testbed_model():

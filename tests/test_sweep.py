@@ -171,6 +171,12 @@ def test_sweep_runs_then_skips_complete_points(tmp_path):
     assert not r2.ran and len(r2.skipped) == 4
     assert mtimes == {p.key: (point_dir(tmp_path / "o", p.key) / "flows.parquet").stat().st_mtime_ns for p in r2.points}
     assert len(load_points(tmp_path / "o")) == 4
+    # the same sweep with another setting: the earlier points are kept and said
+    said = []
+    other = Sweep("t", {**BASE, "workload": {**BASE["workload"], "flows": 30}}, sweep.grid)
+    r3 = run_sweep(other, tmp_path / "o", jobs=2, log=said.append)
+    assert len(r3.ran) == 4 and len(load_points(tmp_path / "o")) == 4
+    assert any("also holds 4 point(s) of an earlier run with other settings" in m for m in said), said
 
 
 def test_reuse_copies_points_of_the_same_key_under_this_sweeps_names(tmp_path):

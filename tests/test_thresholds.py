@@ -121,7 +121,7 @@ def test_paper_tables(web):
 def cli_thresholds(*args):
     r = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", *args], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    label, value = r.stderr.strip().rsplit(": ", 1)
+    label, value = r.stderr.strip().splitlines()[-1].rsplit(": ", 1)
     return [int(x) for x in r.stdout.split()], label, float(value)
 
 
@@ -138,6 +138,13 @@ def test_cli_prints_k_minus_one_thresholds_then_the_objective(web):
     ts, label, value = cli_thresholds("--method", "paper", "--load", "0.8")
     assert ts == list(T.paper("web_search", 0.8).thresholds) and label == "objective (PIAS Eq. 1)"
     assert value == pytest.approx(3.80552, abs=1e-5)
+    # thresholds past the largest flow leave their queues empty: said
+    r = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", "--load", "0.8", "-k", "8"], capture_output=True,
+                       text=True)
+    ts = [int(x) for x in r.stdout.split()]
+    assert ts[2:] == [29_200_000] * 5 and ts[1] < 29_200_000
+    assert ("note: thresholds 3-7 are at or past the largest flow (29,200,000 B): queues 4-8 get no flows"
+            in r.stderr), r.stderr
     bad = subprocess.run([sys.executable, "-m", "dcsim", "thresholds", "--method", "nope"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "unknown method 'nope'" in bad.stderr

@@ -168,7 +168,8 @@ def sweep(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="local worker processes (default: all cores)"),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address, e.g. tcp://host:8786"),
     set_: List[str] = typer.Option([], "--set", help="override a base-spec field: --set workload.flows=5000"),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar and no per-point messages (failures "
+                               "and the closing count are still printed)"),
     reuse: List[Path] = typer.Option([], "--reuse", help="another results directory whose complete points of "
                                      "the same key are copied instead of run (repeatable)"),
 ) -> None:
@@ -230,7 +231,8 @@ def reproduce(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="local worker processes (default: all cores)"),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address"),
     report: bool = typer.Option(True, help="also write OUT/report.html"),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar and no comparison table (the "
+                               "verdicts are in OUT/figure.json and the report); failures are still printed"),
     seed: List[int] = typer.Option([], "--seed", help="run this seed instead of the figure's (1); repeat for "
                                    "several, which the table averages (a spread: one --out per seed)"),
     reuse: List[Path] = typer.Option([], "--reuse", help="another results directory whose complete points of "
@@ -260,7 +262,8 @@ def reproduce(
         name, out, mode="full" if full else "quick", jobs=jobs, scheduler=scheduler, quiet=quiet,
         seeds=tuple(seed) or None, reuse=reuse, redraw=redraw))
     print(f"figure: {out / (name + '.png')}", file=sys.stderr)
-    _print_comparison(out)
+    if not quiet:
+        _print_comparison(out)
     _sweep_exit(result)
 
 
@@ -312,12 +315,20 @@ def _reproduce_paper(paper: str, out: Path, mode: str, jobs, scheduler, report: 
         rows.append([name, f"{len(r.points) - len(r.failed)}/{len(r.points)}", str(len(r.reused)),
                      f"{verdicts.count('consistent')}/{len(verdicts)}",
                      "; ".join(sorted({v for v in verdicts if v != "consistent"}))])
-    render(f"{paper} ({mode} mode): every figure against the paper",
-           ["figure", "points", "reused", "consistent", "other verdicts"], rows, align="lrrrl")
+    if not quiet:
+        render(f"{paper} ({mode} mode): every figure against the paper",
+               ["figure", "points", "reused", "consistent", "other verdicts"], rows, align="lrrrl")
     print(f"figures: {out}/<figure>/" + ("" if redraw else " (each resumable: run the same command again)"),
           file=sys.stderr)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def _natural(name: str) -> list:
+    """A sort key that orders the numbers in a name by value (fig5a < fig20)."""
+    import re
+
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _figure_name(name: str) -> str:
@@ -391,6 +402,14 @@ def thresholds_(
         fail(str(e))
     for t in r.thresholds:
         print(t)
+    # thresholds at or past the largest flow: the queues below them get no flows
+    largest = -(-max(dist.sizes) // quantum) * quantum
+    unused = [i + 1 for i, t in enumerate(r.thresholds) if t >= largest]
+    if unused:
+        first = unused[0]
+        which = f"thresholds {first}-{len(r.thresholds)} are" if first < len(r.thresholds) else f"threshold {first} is"
+        below = f"queues {first + 1}-{queues} get" if first + 1 < queues else f"queue {queues} gets"
+        print(f"note: {which} at or past the largest flow ({largest:,.0f} B): {below} no flows", file=sys.stderr)
     if value is not None:
         label = "PIAS Eq. 1" if r.objective is None else method
         print(f"objective ({label}): {value:.6g}", file=sys.stderr)
@@ -408,6 +427,7 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
     from importlib import resources
 
     from .figures import REGISTRY
+    from .figures import papers as figures_papers
     from .workloads import SHIPPED
 
     # Topologies and schemes come from the catalog generated from the spec
@@ -417,7 +437,9 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
         "topologies": [(t["name"], t["doc"], []) for t in cat["topologies"]],
         "schemes": [(t["name"], t["doc"], t["fields"]) for t in cat["schemes"]],
         "workloads": [(w.name, f"{w.description} [{w.source}]", []) for w in SHIPPED.values()],
-        "figures": [(f.name, f"{f.title} [{f.source}]", []) for f in REGISTRY.values()],
+        # in the papers' order: pfabric-fig5a before pfabric-fig20
+        "figures": sorted(((f.name, f"{f.title} [{f.source}]", []) for f in REGISTRY.values()),
+                          key=lambda item: _natural(item[0])),
     }
     if what is not None and what not in sections:
         fail(f"unknown list {what!r} (allowed: {', '.join(sections)})")
@@ -427,7 +449,11 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
         if what is None:
             fail("give what to list before a name: dcsim list schemes hpcc")
         names = [k for k, _, _ in sections[what]]
-        if what == "figures" and name_ not in names:
+        if what == "figures" and name_ in figures_papers():
+            # a paper: its figures
+            sections[what] = [item for item in sections[what] if item[0].startswith(name_ + "-")]
+            name_ = None
+        elif what == "figures" and name_ not in names:
             from .figures import resolve
 
             try:
@@ -436,10 +462,11 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
                     note(why.replace(": running ", ": listing "))
             except SpecError:
                 pass
-        if name_ not in names:
+        if name_ is not None and name_ not in names:
             one = {"topologies": "topology", "schemes": "scheme", "workloads": "workload", "figures": "figure"}[what]
             fail(f"no {one} named {name_!r}{did_you_mean(name_, names)} (`dcsim list {what}` names them)")
-        sections[what] = [item for item in sections[what] if item[0] == name_]
+        if name_ is not None:
+            sections[what] = [item for item in sections[what] if item[0] == name_]
     width = max(shutil.get_terminal_size((100, 24)).columns, 60)
     key_w = max(len(k) for items in sections.values() for k, _, _ in items) + 2
     indent = " " * (2 + key_w)

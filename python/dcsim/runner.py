@@ -349,6 +349,11 @@ def run_sweep(
         f"sweep {sweep.name}: {len(points)} points, {len(result.skipped)} already complete{reused}, "
         f"{len(todo)} to run"
     )
+    others = _other_points(out, points)
+    if others:
+        say(f"sweep {sweep.name}: {out / 'points'} also holds {others} point(s) of an earlier run with other "
+            "settings (another --set, mode or version); kept, not shown or reported: delete them or use another "
+            "--out")
     if not todo:
         return result
     bar = _Bar(len(points), len(result.skipped) + len(result.reused), quiet)
@@ -360,6 +365,13 @@ def run_sweep(
     finally:
         bar.close()
     return result
+
+
+def _other_points(out: Path, points: list[Point]) -> int:
+    """Complete points in `out` that are not among `points` (the sweep run
+    there before with other settings)."""
+    keys = {p.key for p in points}
+    return sum(1 for d in (out / "points").glob("*") if d.name not in keys and is_complete(out, d.name))
 
 
 def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> None:

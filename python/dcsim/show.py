@@ -40,10 +40,20 @@ def stats_table(stats: dict) -> tuple[Row, list[Row]]:
 def headline(summary: dict) -> str:
     """One line: the run, its flows and times."""
     done, total = summary["flows_finished"], summary["flows_total"]
-    flows = f"{total:,} flows" if done == total else f"{done:,} of {total:,} flows finished"
+    started = summary.get("counters", {}).get("flows_started", total)
+    if done == total:
+        flows = f"{total:,} flows"
+    elif started < total:
+        # a run stopped by run.stop_time_s: the rest never started
+        flows = f"{done:,} of {total:,} flows finished ({started:,} started)"
+    else:
+        flows = f"{done:,} of {total:,} flows finished"
     rate = summary.get("packet_hops_per_s")
     speed = f" ({rate / 1e6:.1f} M packet-hops/s)" if rate else ""
-    return (f"{summary['name']}: {flows}, {summary['sim_time_s'] * 1e3:.2f} ms simulated "
+    # a sweep's point: the grid's values it was run with
+    params = summary.get("point", {}).get("params")
+    at = f" [{', '.join(f'{k}={v}' for k, v in params.items())}]" if params else ""
+    return (f"{summary['name']}{at}: {flows}, {summary['sim_time_s'] * 1e3:.2f} ms simulated "
             f"in {summary['wall_time_s']:.2f} s{speed}")
 
 
@@ -174,7 +184,17 @@ def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Opt
         print_run(summary, stats_of(d, summary, bins), out)
     elif (d / "sweep.json").is_file():
         _show_sweep(d, bins, out)
+    elif (d / "figure.json").is_file():
+        # a figure computed from a model (no simulated points)
+        name = json.loads((d / "figure.json").read_text()).get("figure", d.name)
+        tables = ", ".join(p.name for p in sorted(d.glob("*.csv"))) or "figure.json"
+        raise SpecError(f"show: {d} holds figure {name}, computed from a model with no simulated runs to show: "
+                        f"its values are in {tables} and figure.json, its page is {d / 'report.html'}")
     elif d.is_dir():
+        figures = sorted(p.parent.name for p in d.glob("*/figure.json"))
+        if figures:
+            raise SpecError(f"show: {d} holds the figures {', '.join(figures)}: show one of them "
+                            f"(dcsim show {d / figures[0]})")
         raise SpecError(f"show: {d} holds no results (no summary.json or sweep.json); "
                         "give a directory written by dcsim run, sweep or reproduce")
     else:

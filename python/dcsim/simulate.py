@@ -22,6 +22,7 @@ from .errors import SpecError
 from .metrics import summarize
 from .outdir import check_output_dir, make_tmp_dir
 from .spec import Spec, engine_config_json
+from .spec.experiment import sampled_tables
 
 PS = 1e-12
 SLICE_EVENTS = 1 << 18
@@ -400,7 +401,7 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
         stats = _Stats(spec)
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
-            for df in _batches(sim, quiet, sw.write if sw.on else None, _share(spec, on_progress)):
+            for df in _batches(sim, quiet, sw.write if sw.tables else None, _share(spec, on_progress)):
                 writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -435,11 +436,12 @@ def _share(spec: Spec, report: Optional[Callable[[float], None]]) -> Optional[Ca
 
 class _SampleWriters:
     """Streams the sampler's tables to DIR/queues.parquet,
-    DIR/flow_samples.parquet and DIR/buffers.parquet (when sampling; empty
-    tables if no sample came)."""
+    DIR/flow_samples.parquet and DIR/buffers.parquet: those the spec asks
+    for (`sampled_tables`), each written even if no sample came, so a
+    file is there exactly when its samples were taken."""
 
     def __init__(self, tmp: Path, spec: Spec):
-        self.on = spec.run.sample_us is not None
+        self.tables = [name for name in sampled_tables(spec) if name in SAMPLE_TABLES]
         self.tmp = tmp
         self.writers: dict[str, pq.ParquetWriter] = {}
 
@@ -455,8 +457,9 @@ class _SampleWriters:
     def __exit__(self, *exc):
         for w in self.writers.values():
             w.close()
-        if self.on and exc[0] is None:
-            for name, cols in SAMPLE_TABLES.items():
+        if exc[0] is None:
+            for name in self.tables:
+                cols = SAMPLE_TABLES[name]
                 if name not in self.writers:
                     pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in cols})),
                                    self.tmp / f"{name}.parquet")

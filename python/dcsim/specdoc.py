@@ -138,7 +138,14 @@ def markdown() -> str:
             for tag, model in models.items():
                 out += [f"### {key} = \"{tag}\"", "", _doc(model), "", *_table(model, skip=key), ""]
         else:
-            out += [_doc(models), "", *_table(models), ""]
+            # the model's own text, unless it only repeats the section's
+            doc = _doc(models)
+            if doc == SECTION_DOC[section]:
+                doc = ""
+            elif doc.startswith(SECTION_DOC[section]):
+                doc = doc[len(SECTION_DOC[section]):].strip()
+            out += [doc, ""] if doc else []
+            out += [*_table(models), ""]
             for name, sub in _sub_tables(models):
                 out += [f"### [{section}.{name}]", "", _doc(sub), "", *_table(sub), ""]
     return "\n".join(out)

@@ -344,7 +344,8 @@ def _bound_text(b: PaperBound, fig: Figure) -> str:
     if math.isfinite(b.low) and math.isfinite(b.high):
         # a no-break space: a wrapped title keeps the range on one line
         return f"paper: {name} in [{b.low:g},\u00a0{b.high:g}]"
-    return f"paper: {name} {'>' if math.isfinite(b.low) else '<'} {b.low if math.isfinite(b.low) else b.high:g}"
+    # (the check includes the bound, as the comparison table says)
+    return f"paper: {name} {'>=' if math.isfinite(b.low) else '<='} {b.low if math.isfinite(b.low) else b.high:g}"
 
 
 def _pct_range(lo: float, hi: float) -> str:

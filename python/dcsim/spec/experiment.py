@@ -106,6 +106,17 @@ def _model_at(loc: tuple) -> tuple[Optional[type], tuple]:
     return models, loc
 
 
+def _bounds(model, name) -> str:
+    """A numeric field's range as its constraints give it: "> 0, <= 1"."""
+    info = getattr(model, "model_fields", {}).get(name)
+    if info is None:
+        return ""
+    signs = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+    parts = [f"{sign} {getattr(m, attr)}" for m in info.metadata for attr, sign in signs.items()
+             if getattr(m, attr, None) is not None]
+    return ", ".join(parts)
+
+
 def _format_error(err: ValidationError) -> str:
     e = err.errors()[0]
     model, loc = _model_at(tuple(e["loc"]))
@@ -124,6 +135,10 @@ def _format_error(err: ValidationError) -> str:
         expected = (e.get("ctx") or {}).get("expected", "")
         choices = [c.strip(" '") for c in expected.replace(" or ", ",").split(",")]
         msg = f"{msg}, got {e['input']!r}{did_you_mean(e['input'], choices)}"
+    elif e["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal") and "input" in e:
+        # the value given and the whole range, not just the bound it broke
+        bounds = _bounds(_inner_model(model, tuple(loc[1:-1])), loc[-1])
+        msg = f"{msg}, got {e['input']!r}" + (f" (allowed: {bounds})" if bounds else "")
     elif e["type"] == "value_error":
         msg = msg.removeprefix("Value error, ")  # a validator's own sentence
     elif e["type"] == "extra_forbidden":
@@ -272,6 +287,19 @@ def check(spec: Spec) -> None:
     _hosts_and_ports(spec)
 
 
+def sampled_tables(spec: Spec) -> list[str]:
+    """The sampler's tables a spec asks for (run.sample_us), as the files
+    beside flows.parquet name them: queues unless run.sample_queues is
+    "none", flows' progress with run.sample_flows, switch buffers with
+    shared buffers; none for a flow-level model."""
+    r = spec.run
+    if r.sample_us is None or getattr(spec.scheme, "engine_model", "packets") != "packets":
+        return []
+    asked = (("queues", r.sample_queues != "none"), ("flow_samples", r.sample_flows),
+             ("buffers", spec.buffer.resolved_model(spec.scheme) == "shared"))
+    return [name for name, on in asked if on]
+
+
 def caveats(spec: Spec) -> list[str]:
     """Warnings about a valid spec whose options run but work against the
     scheme (a scheme's `caveats`): `dcsim run` and `dcsim sweep` print them."""
@@ -284,6 +312,9 @@ def caveats(spec: Spec) -> list[str]:
         if asked:
             out.append(f"scheme {spec.scheme.name} is a flow-level model, with no packets, queues or links: "
                        f"{' and '.join(asked)} record nothing")
+    elif spec.run.sample_us is not None and not sampled_tables(spec):
+        out.append("run.sample_us records nothing here: run.sample_queues is 'none', run.sample_flows is off and "
+                   "the buffers are per port; set run.sample_flows = true or a run.sample_queues")
     return out
 
 

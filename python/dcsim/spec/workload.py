@@ -258,8 +258,9 @@ class RunOptions(Model):
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
     sample_us: Optional[float] = field(
-        None, "sample every this many us: queues (queues.parquet), flows' progress (flow_samples.parquet) and, "
-        "with shared buffers, every switch's buffer (buffers.parquet); off by default", gt=0)
+        None, "sample every this many us: the queues of `sample_queues` (queues.parquet), with `sample_flows` "
+        "each flow's progress (flow_samples.parquet) and, with shared buffers, every switch's buffer "
+        "(buffers.parquet); a table not asked for is not written; off by default", gt=0)
     sample_queues: Literal["to_hosts", "host_nics", "switches", "all", "none"] = field(
         "to_hosts", "the ports whose queues the sampler records: the last hop to each host, the host NICs, every "
         "switch port, all, or none")
