@@ -129,7 +129,8 @@ def fig8_draw(t, fig: ModelFigure):
         ax.bar(x, d["mean"], width, yerr=d["std"], capsize=3, label=label)
     ax.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
     ax.set_xlabel("Group 2 flows")
-    ax.set_ylabel("Group 1 average FCT (us)")
+    ax.set_ylabel("Group 1 average FCT (us)\n(whiskers: one standard deviation)")
+    ax.set_ylim(bottom=0)  # (a whisker below 0 is the spread, not an FCT)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     return figure
@@ -226,7 +227,8 @@ def fig7_draw(t, fig: ModelFigure):
     if s is not None and len(s):
         a.plot(s.time_us, s.queue_kb, lw=1.0)
         a.axhline(2 * 25, color="black", lw=0.8, label="2 x Th (two flows' queues)")
-        a.legend(fontsize=8, loc="upper right")
+        # below the axes: inside, it sat on the queue's peaks
+        a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     a.set_xlabel("Time (us)")
     a.set_ylabel("Port queue (KB, both flows)")
     a.set_title("(a) queue at receiver 2's port, Th = 2 us", fontsize=9)

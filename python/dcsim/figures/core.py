@@ -389,6 +389,7 @@ def draw(fig: Figure, table: pd.DataFrame):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
     facets = [f for f in fig.facets if f in set(table.facet)]
     n_rows, n_cols = len(facets), len(fig.panels)
@@ -417,6 +418,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                     # keeps its markers whole
                     ylim = (lo, hi + 0.04 * (hi - lo))
             top = 0.0  # the panel's highest value
+            drawn: list[tuple[np.ndarray, np.ndarray]] = []  # the panel's lines so far
             for i, series in enumerate(fig.series_values):  # legend order as in the paper
                 sel = table[(table.facet == facet) & (table.series == series)].sort_values("x")
                 if sel.empty:
@@ -424,26 +426,30 @@ def draw(fig: Figure, table: pd.DataFrame):
                 top = max(top, float(sel[panel.key].max()))
                 color = colors[i % len(colors)]
                 sel = sel.assign(x=sel.x / fig.x_unit)
+                xy = (sel.x.to_numpy(float), sel[panel.key].to_numpy(float))
+                # a line on top of one drawn before (pFabric-EDF on pFabric
+                # where no flow has a deadline): hollow, larger markers and
+                # dashes, so both show
+                under = any(len(x) == len(xy[0]) and np.allclose(x, xy[0]) and np.allclose(y, xy[1], equal_nan=True)
+                            for x, y in drawn)
+                drawn.append(xy)
+                style = dict(mfc="none", ms=9, mew=1.4, ls="--") if under else {}
                 ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=color,
-                        label=f"{fig.series_labels.get(series, series)} (dcsim)")
+                        label=f"{fig.series_labels.get(series, series)} (dcsim)", **style)
                 if ylim is not None:
-                    # off the paper's scale: a triangle just inside the top
-                    # edge (x in data, y in axes units) and the value below it
+                    # off the paper's scale: a hollow up-arrow just inside
+                    # the top edge (x in data, y in axes units) and the value
+                    # below it (hollow: not a series' filled triangle)
                     over = sel[sel[panel.key] > ylim[1]]
                     edge = ax.get_xaxis_transform()
-                    ax.plot(over.x, [0.97] * len(over), ls="none", marker="^", ms=7, color=color,
+                    ax.plot(over.x, [0.97] * len(over), ls="none", marker=r"$\Uparrow$", ms=9, color=color,
                             transform=edge, zorder=5)
                     for x, v in zip(over.x, over[panel.key]):
-                        ax.annotate(f"{v:.3g}", (x, 0.97), xycoords=edge, xytext=(0, -12),
+                        ax.annotate(f"{v:.3g}", (x, 0.97), xycoords=edge, xytext=(0, -14),
                                     textcoords="offset points", ha="center", fontsize=7, color=color)
             for b in fig.paper:
-                if b.facet == facet and b.panel == panel.key:
-                    for y, style in ((b.low, "--"), (b.high, ":")):
-                        if math.isfinite(y) and b.relative_to is None:
-                            ax.axhline(y, color="gray", ls=style, lw=0.9, zorder=1)
-                            # the range is drawn whole (PIAS Fig. 10's 8,500
-                            # sat above the data's axis)
-                            top = max(top, y)
+                if b.facet == facet and b.panel == panel.key and b.relative_to is None:
+                    top = max(top, _draw_bound(ax, fig, b, colors, panel.logy))
             ax.set_title(titles[facet, panel.key], fontsize=8.5)
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             xs = sorted(set(table.x / fig.x_unit))
@@ -452,7 +458,9 @@ def draw(fig: Figure, table: pd.DataFrame):
                 plain_log_ticks(ax.xaxis)  # incast degrees, deadlines: 10, 100, 1,000
             elif len(xs) <= 8 and all(float(x).is_integer() for x in xs):
                 ax.set_xticks(xs)  # a count (queues, senders): its values, not 2.5 queues
-            if c == 0:
+            if c == 0 or panel.ylabel != fig.panels[c - 1].ylabel:
+                # (a panel whose quantity differs from its left neighbour's
+                # names its own: Fig. 11's FCT beside Fig. 10's throughput)
                 ax.set_ylabel(panel.ylabel)
             if panel.logy:
                 ax.set_yscale("log")
@@ -470,9 +478,45 @@ def draw(fig: Figure, table: pd.DataFrame):
             ax.grid(alpha=0.3)
     # one legend for the figure, below the panels, where it covers no data
     handles, labels = axes[0][0].get_legend_handles_labels()
+    if any(b.relative_to is None and b.facet in facets for b in fig.paper):
+        from matplotlib.lines import Line2D
+
+        handles += [Line2D([], [], color="gray", ls="--"), Line2D([], [], color="gray", ls=":")]
+        labels += ["paper: lower bound", "paper: upper bound"]
     figure_legend(figure, handles, labels)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
     return figure
+
+
+def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False) -> float:
+    """Draw what the paper states of a panel: its lower bound dashed, its
+    upper bound dotted, in the colour of the series it is about (gray if
+    none); across the panel, or, for a statement about some x values only
+    (80% load), as short marks at those x with a bar between the bounds.
+    Returns the highest bound drawn (the panel's range keeps it whole: PIAS
+    Fig. 10's 8,500 sat above the data's axis)."""
+    series = list(fig.series_values)
+    color = colors[series.index(b.series) % len(colors)] if b.series in series else "gray"
+    top = 0.0
+    # (a bound of 0 on a log axis is the axis itself: not drawn)
+    ys = [(y, style) for y, style in ((b.low, "--"), (b.high, ":")) if math.isfinite(y) and (y > 0 or not logy)]
+    for y, _ in ys:
+        top = max(top, y)
+    if not b.xs:
+        for y, style in ys:
+            ax.axhline(y, color=color, ls=style, lw=1.0, alpha=0.75, zorder=1)
+        return top
+    for x in b.xs:
+        x = x / fig.x_unit
+        for y, style in ys:
+            # a mark a few points wide either side of x (log axes too)
+            ax.annotate("", (x, y), xytext=(-9, 0), textcoords="offset points",
+                        arrowprops=dict(arrowstyle="-", color=color, ls=style, lw=1.6, shrinkA=0, shrinkB=0))
+            ax.annotate("", (x, y), xytext=(9, 0), textcoords="offset points",
+                        arrowprops=dict(arrowstyle="-", color=color, ls=style, lw=1.6, shrinkA=0, shrinkB=0))
+        if len(ys) == 2:
+            ax.plot([x, x], [ys[0][0], ys[1][0]], color=color, lw=4, alpha=0.2, solid_capstyle="butt", zorder=1)
+    return top
 
 
 def plain_log_ticks(axis) -> None:
@@ -505,9 +549,18 @@ def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):
     figure."""
     width = figure.get_window_extent().width
     renderer = figure.canvas.get_renderer()
-    for ncol in range(min(len(labels), most_columns), 0, -1):
+    for fit in range(min(len(labels), most_columns), 0, -1):
+        # rows as even as the columns that fit allow: 7 entries in 4 + 3,
+        # not 6 + 1
+        rows = -(-len(labels) // fit)
+        ncol = -(-len(labels) // rows)
         legend = figure.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=8, frameon=False)
         if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * width:
+            if rows > 1:
+                # each row past the first takes its height from the plots:
+                # give it back
+                w, h = figure.get_size_inches()
+                figure.set_size_inches(w, h + 0.17 * (rows - 1))
             return legend
         legend.remove()
 

@@ -182,7 +182,7 @@ register(Figure(
     ),
     base={**BASE, "workload": {**BASE["workload"], "cdf": WS, "load": 0.8}},
     x="scheme.queue_bytes",
-    xlabel="qSize (BDP = 18 KB)",
+    xlabel="qSize (multiples of the BDP, 18 KB)",
     x_unit=BDP_BYTES,
     facet="workload.cdf",
     facets=(WS,),

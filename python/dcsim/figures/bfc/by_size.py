@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
@@ -161,6 +162,12 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
         ax.set_ylabel("CDF (samples)")
         ax.set_title("Buffer occupancy", fontsize=9)
         ax.grid(alpha=0.3)
+        # schemes without a shared buffer (Homa's unbounded ports,
+        # ExpressPass's per-port credit queues) have no curve here: say so
+        missing = [fig.labels.get(v, v) for v in runs if v not in buffers]
+        if missing:
+            ax.text(0.98, 0.04, textwrap.fill("no shared buffer, not drawn: " + ", ".join(missing), 34),
+                    transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="0.3")
     return figure
 
 
