@@ -349,6 +349,32 @@ def assert_fits(figure, name: str) -> None:
     plt.close(figure)
 
 
+def test_a_line_over_another_shows_and_bounds_take_their_series_colour():
+    import matplotlib.pyplot as plt
+
+    # pFabric-EDF equal to pFabric (no flow with a deadline): drawn dashed
+    # and hollow over it; the legend keeps each series' own style
+    fig = figures.get("pfabric-fig10-11")
+    panels = {p.key: 1.0 for p in fig.panels}
+    rows = [{"facet": facet, "series": s, "x": x * fig.x_unit, **{k: v + x / 1e4 for k, v in panels.items()}}
+            for facet in fig.facets for s in ("pfabric_edf", "pfabric") for x in (100, 1000)]
+    figure = figures.draw(fig, pd.DataFrame(rows))
+    ax = figure.axes[0]
+    edf, pf = [line for line in ax.get_lines() if line.get_label().endswith("(dcsim)")]
+    assert edf.get_linestyle() == "-" and pf.get_linestyle() == "--" and pf.get_markerfacecolor() == "none"
+    legend = {t.get_text(): h for t, h in zip(figure.legends[0].get_texts(), figure.legends[0].legend_handles)}
+    assert legend["pFabric (dcsim)"].get_linestyle() == "-"
+    assert "paper: lower bound" in legend and "paper: upper bound" in legend
+    # Fig. 10's statement is about 100 us only: marks at x = 100 in the
+    # colour of the series it is about, not a line across the panel
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    marks = [a for a in ax.texts if a.xy[0] == 100]
+    assert marks and {a.arrow_patch.get_edgecolor()[:3] for a in marks} <= {
+        tuple(plt.matplotlib.colors.to_rgb(colors[i])) for i in (0, 1)}
+    assert not [line for line in ax.get_lines() if list(line.get_xdata()) == [0, 1]]  # no axhline
+    plt.close(figure)
+
+
 def test_every_figure_s_titles_and_legend_fit_on_it():
     # BFC Fig. 24 and PIAS Figs. 11-13 were drawn with their long series
     # names and statements running off a two-panel figure: every registered

@@ -430,10 +430,8 @@ def draw(fig: Figure, table: pd.DataFrame):
                 # a line on top of one drawn before (pFabric-EDF on pFabric
                 # where no flow has a deadline): hollow, larger markers and
                 # dashes, so both show
-                under = any(len(x) == len(xy[0]) and np.allclose(x, xy[0]) and np.allclose(y, xy[1], equal_nan=True)
-                            for x, y in drawn)
+                style = HIDDEN_LINE if covers(drawn, xy) else {}
                 drawn.append(xy)
-                style = dict(mfc="none", ms=9, mew=1.4, ls="--") if under else {}
                 ax.plot(sel.x, sel[panel.key], marker=markers[i % len(markers)], color=color,
                         label=f"{fig.series_labels.get(series, series)} (dcsim)", **style)
                 if ylim is not None:
@@ -477,7 +475,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                 ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
     # one legend for the figure, below the panels, where it covers no data
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = plain_handles(*axes[0][0].get_legend_handles_labels())
     if any(b.relative_to is None and b.facet in facets for b in fig.paper):
         from matplotlib.lines import Line2D
 
@@ -486,6 +484,33 @@ def draw(fig: Figure, table: pd.DataFrame):
     figure_legend(figure, handles, labels)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
     return figure
+
+
+#: How a line drawn over another one (`covers`) is styled, so both show.
+HIDDEN_LINE = dict(mfc="none", ms=9, mew=1.4, ls="--")
+
+
+def plain_handles(handles: list, labels: list) -> tuple[list, list]:
+    """Legend handles with each series' own style: a panel may have drawn a
+    line in `HIDDEN_LINE`'s style (over another), which the other panels
+    do not."""
+    from matplotlib.lines import Line2D
+
+    ms = min((h.get_markersize() for h in handles if isinstance(h, Line2D)), default=6)
+    plain = [Line2D([], [], color=h.get_color(), marker=h.get_marker(), ls="-", lw=h.get_linewidth(), ms=ms)
+             if isinstance(h, Line2D) else h for h in handles]
+    return plain, labels
+
+
+def covers(drawn: list, xy: tuple) -> bool:
+    """Whether the line `xy` (x and y arrays) would hide under one of the
+    lines `drawn` before it: the same x values and y within 0.5% at each
+    (closer than a plot can show)."""
+    import numpy as np
+
+    x, y = (np.asarray(a, dtype=float) for a in xy)
+    return any(len(x0) == len(x) and np.allclose(x0, x) and np.allclose(y0, y, rtol=0.005, equal_nan=True)
+               for x0, y0 in drawn)
 
 
 def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False) -> float:

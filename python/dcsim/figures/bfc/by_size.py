@@ -127,7 +127,7 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..core import figure_legend, plain_log_ticks
+    from ..core import HIDDEN_LINE, covers, figure_legend, plain_handles, plain_log_ticks
 
     names = {"mean": "average", "p50": "median", "p95": "95th percentile", "p99": "99th percentile"}
     n = len(fig.shown)
@@ -140,8 +140,13 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     axes = axes[0]
     for ax, stat in zip(axes, fig.shown):
         title = names[stat]
+        drawn = []
         for variant, g in t.groupby("variant", sort=False):
-            ax.plot(g.bin_hi, g[stat], "o-", ms=3, lw=1.3, color=color[variant], label=fig.labels.get(variant, variant))
+            # a line over another (Homa under IdealSRF+ECMP): dashed, hollow
+            style = {**HIDDEN_LINE, "ms": 5} if covers(drawn, (g.bin_hi, g[stat])) else {"ms": 3}
+            drawn.append((g.bin_hi.to_numpy(float), g[stat].to_numpy(float)))
+            ax.plot(g.bin_hi, g[stat], **{"marker": "o", "ls": "-", **style}, lw=1.3, color=color[variant],
+                    label=fig.labels.get(variant, variant))
         ax.set_xscale("log")
         ax.set_yscale("log")
         plain_log_ticks(ax.yaxis)
@@ -151,7 +156,7 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     axes[0].set_ylabel("FCT slowdown")
     # one legend below the panels: inside the average's panel it hid the
     # long flows' rise
-    figure_legend(figure, *axes[0].get_legend_handles_labels())
+    figure_legend(figure, *plain_handles(*axes[0].get_legend_handles_labels()))
     if buffers:
         ax = axes[n]
         for variant, b in buffers.items():
