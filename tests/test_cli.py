@@ -144,7 +144,7 @@ def _spec(tmp_path, text):
         ("[topology\n", "not valid TOML"),
         # a part of a name; a field of a nested table is looked up there
         (BASE.replace('[scheme]', '[scheme]\nrto = 3'), "scheme.rto: unknown field (did you mean 'max_rto_us' or"),
-        (BASE + "[workload.queries]\ndst = 3\n", "workload.queries.dst: unknown field\n"),
+        (BASE + "[workload.queries]\ndst = 3\n", "workload.queries.dst: unknown field (fields of workload.queries: per_s, response_bytes, spacing, count)\n"),
         (BASE + "[routing]\nsymmetric = true\n", "routing: routing.symmetric = true makes ECMP's hash retrace"),
     ],
 )
@@ -463,3 +463,48 @@ def test_sampling_writes_the_tables_asked_for(tmp_path):
                   "--set", "run.sample_queues=none")
     assert r.returncode == 0 and "run.sample_us records nothing here" in r.stderr, r.stderr
     assert [p.name for p in (tmp_path / "n").glob("*.parquet")] == ["flows.parquet"]
+
+
+def test_python_api_takes_specs_as_dicts_or_files_and_warns(tmp_path):
+    import warnings
+
+    from dcsim.runner import run_sweep
+    from dcsim.sweep import Sweep
+
+    # submodules the docs name resolve on a plain import
+    r = subprocess.run([sys.executable, "-c", "import dcsim; print(dcsim.metrics.settling.__name__)"],
+                       capture_output=True, text=True)
+    assert r.stdout.strip() == "settling", r.stderr
+    # a whole section given to with_overrides changes only what it names
+    s = dcsim.spec_from_dict({"topology": {"kind": "star"}, "workload": {"cdf": "data_mining", "flows": 100}})
+    s2 = s.with_overrides(workload={"load": 0.3})
+    assert (s2.workload.cdf, s2.workload.flows, s2.workload.load) == ("data_mining", 100, 0.3)
+    # Spec(**sections) fails as spec_from_dict does
+    with pytest.raises(dcsim.SpecError, match=r"^workload.lod: unknown field \(did you mean 'load'\?\)$"):
+        dcsim.Spec(workload={"lod": 0.3})
+    with pytest.raises(TypeError, match="a spec is a dcsim.Spec, a dict of sections or a TOML file's path"):
+        dcsim.run(42)
+    # a setting against the scheme warns, as the command line does
+    with pytest.warns(dcsim.DcsimWarning, match="scheme hpcc recovers from reordering"):
+        dcsim.run({"topology": {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2},
+                   "scheme": {"name": "hpcc"}, "routing": {"load_balancing": "round_robin"},
+                   "workload": {"flows": 20}})
+    # a TOML file's path; run_to_dir takes a dict
+    path = _spec(tmp_path, BASE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing to warn about
+        df = dcsim.run(path)
+        dcsim.run_to_dir({"topology": {"kind": "star", "hosts": 4}, "workload": {"flows": 10}}, tmp_path / "d")
+    # the summary rides along with derived frames, shared, not copied
+    assert df[df.size_bytes > 0].attrs["summary"] is df.attrs["summary"]
+    back = dcsim.read_flows(tmp_path / "d")
+    assert back.attrs["summary"]["flows_finished"] == 10 and len(back) == 10
+    # a sweep: a Spec as its base; points that leave flows unfinished are
+    # named in one warning
+    sw = Sweep("u", s.with_overrides(**{"run.stop_time_s": 0.0002}), {"workload.load": [0.3, 0.5]})
+    with pytest.warns(dcsim.DcsimWarning, match=r"sweep u: 2 point\(s\) left flows unfinished") as said:
+        result = run_sweep(sw, tmp_path / "sw", jobs=1, quiet=True)
+    assert len([w for w in said if "did not finish" in str(w.message)]) == 0  # not once per point
+    assert sorted(result.unfinished) == sorted(p.key for p in result.points) and "2 points, 2 run" in repr(result)
+    with pytest.raises(dcsim.SpecError, match="a sweep's directory: read_sweep"):
+        dcsim.read_flows(tmp_path / "sw")

@@ -19,6 +19,7 @@ __version__ = "0.1.0"
 #: public name -> module that defines it
 _EXPORTS = {
     "SpecError": "errors",
+    "DcsimWarning": "errors",
     "Spec": "spec",
     "load_spec": "spec",
     "spec_from_dict": "spec",
@@ -33,15 +34,21 @@ _EXPORTS = {
     "PAPER_BINS": "metrics",
 }
 
-__all__ = [*_EXPORTS, "__version__"]
+#: submodules the docs call by their dotted names (`dcsim.metrics.settling`)
+_SUBMODULES = ("metrics", "sweep", "runner", "figures", "simulate", "spec", "thresholds", "workloads")
+
+__all__ = [*_EXPORTS, *_SUBMODULES, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
@@ -49,7 +56,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for editors and type checkers
-    from .errors import SpecError
+    from .errors import DcsimWarning, SpecError
     from .metrics import PAPER_BINS, slowdown_by_size, summarize
     from .simulate import generated_flows, read_flows, run, run_all, run_to_dir
     from .spec import Spec, load_spec, spec_from_dict

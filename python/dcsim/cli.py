@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import List, NoReturn, Optional
 
@@ -42,6 +43,21 @@ def note(msg: str) -> None:
 
 def warn(msg: str) -> None:
     print(f"dcsim: warning: {msg}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """The library's warnings (`dcsim.DcsimWarning`) as the command line's
+    own lines; others as Python shows them."""
+    from .errors import DcsimWarning
+
+    if issubclass(category, DcsimWarning):
+        warn(str(message))
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+warnings.showwarning = _show_warning
 
 
 def _overrides(sets: List[str], seed: Optional[int], flows: Optional[int]) -> dict:
@@ -188,7 +204,7 @@ def sweep(
                 if w not in said:
                     said.add(w)
                     warn(f"{p.label()}: {w}")
-        return run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
+        return run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse, caveats=False)
 
     result = _guarded(out, go)
     _sweep_exit(result)

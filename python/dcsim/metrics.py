@@ -138,9 +138,9 @@ def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> lis
 def _extra_flows(flows: pd.DataFrame, spec, kind: int, what: str) -> pd.DataFrame:
     """The rows of `flows` that are queries' answers or pings (`kind`),
     with their query or ping number in column `n`."""
-    from .spec.experiment import extra_ids
+    from .spec.experiment import as_spec, extra_ids
 
-    ids = extra_ids(spec, kind)
+    ids = extra_ids(as_spec(spec), kind)
     if ids is None:
         raise ValueError(f"the spec has no workload.{what}")
     n = ids[flows.flow_id.to_numpy()]
@@ -152,9 +152,11 @@ def traffic_classes(flows: pd.DataFrame, spec) -> np.ndarray:
     `workload.traffic_classes` (0 is served first): the engine's hash of
     the flow id (BFC App. A.3, Fig. 20)."""
     from . import _core
+    from .spec.experiment import as_spec
 
     ids = flows.flow_id.to_numpy(dtype=np.uint32)
-    return np.frombuffer(_core.traffic_classes(ids.tolist(), spec.workload.traffic_classes), dtype=np.uint8).astype(np.int8)
+    classes = as_spec(spec).workload.traffic_classes
+    return np.frombuffer(_core.traffic_classes(ids.tolist(), classes), dtype=np.uint8).astype(np.int8)
 
 
 def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:

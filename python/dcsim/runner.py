@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from . import __version__
-from .errors import SpecError
+from .errors import SpecError, warn
 from .outdir import check_output_dir, make_tmp_dir
+from .spec.experiment import caveats as scheme_caveats
 from .sweep import Point, Sweep
 
 
@@ -44,6 +45,13 @@ class SweepResult:
     failed: dict[str, str] = field(default_factory=dict)
     #: keys of points copied from a `reuse` directory instead of run
     reused: list[str] = field(default_factory=list)
+    #: points run now that left flows unfinished: key -> how many
+    unfinished: dict[str, int] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        # (the points' specs, kilobytes each, stay out of a notebook's view)
+        return (f"SweepResult({str(self.out)!r}: {len(self.points)} points, {len(self.ran)} run, "
+                f"{len(self.skipped)} already complete, {len(self.reused)} reused, {len(self.failed)} failed)")
 
     @property
     def ok(self) -> bool:
@@ -71,7 +79,8 @@ def simulate_point(spec_json: str, progress: Optional[str] = None) -> tuple[dict
     report = ProgressFile(Path(progress)).write if progress else None
     with tempfile.TemporaryDirectory(prefix="dcsim-point-") as tmp:
         out = Path(tmp) / "out"
-        run_to_dir(spec, out, quiet=True, on_progress=report)
+        # (the sweep says once which points left flows unfinished)
+        run_to_dir(spec, out, quiet=True, on_progress=report, warn_unfinished=False)
         tables = {p.name: p.read_bytes() for p in sorted(out.glob("*.parquet"))}
         return tables, (out / "summary.json").read_text()
 
@@ -308,6 +317,7 @@ def run_sweep(
     quiet: bool = False,
     log=None,
     reuse: Sequence[str | Path] = (),
+    caveats: bool = True,
 ) -> SweepResult:
     """Run every point of `sweep` not already complete in `out`.
 
@@ -319,11 +329,22 @@ def run_sweep(
     whose complete points are copied instead of run when their key is one
     of this sweep's. A key covers the resolved spec, the input files, the
     version and the code, so a copied point is the one this sweep would
-    compute (runs are deterministic); it takes this sweep's parameters."""
+    compute (runs are deterministic); it takes this sweep's parameters.
+
+    `caveats`: warn (`dcsim.DcsimWarning`) of points whose settings work
+    against their scheme, once per kind; points that leave flows
+    unfinished are named in one warning at the end."""
     out = Path(out)
     if jobs is not None and jobs < 1:
         raise SpecError(f"--jobs: needs at least 1 worker, got {jobs}")
     points = sweep.points()  # validates every point before anything runs
+    if caveats:
+        said = set()
+        for p in points:
+            for w in scheme_caveats(p.spec):
+                if w not in said:
+                    said.add(w)
+                    warn(f"{p.label()}: {w}")
     sources = _reuse_dirs(reuse, out)
     check_output_dir(out)
     refuse_other_results(out, sweep.name)
@@ -364,6 +385,12 @@ def run_sweep(
             _run_dask(todo, out, scheduler, result, bar, say)
     finally:
         bar.close()
+    if result.unfinished:
+        labels = {p.key: p.label() for p in points}
+        named = "; ".join(f"{labels[k]}: {n}" for k, n in list(result.unfinished.items())[:4])
+        more = f"; and {len(result.unfinished) - 4} more" if len(result.unfinished) > 4 else ""
+        warn(f"sweep {sweep.name}: {len(result.unfinished)} point(s) left flows unfinished ({named}{more}); "
+             "their statistics leave them out (summary.json: unfinished_flows)")
     return result
 
 
@@ -379,6 +406,9 @@ def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> No
         tables, summary = fut_result()
         _store(out, point, tables, summary)
         result.ran.append(point.key)
+        unfinished = json.loads(summary).get("unfinished_flows", 0)
+        if unfinished:
+            result.unfinished[point.key] = unfinished
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # a point that fails is reported; the sweep goes on
@@ -476,7 +506,8 @@ def _run_dask(todo: list[Point], out: Path, scheduler: Any, result: SweepResult,
 def sweep_result(sweep: Sweep, out: str | Path, *, redraw: bool = False, **run) -> SweepResult:
     """`run_sweep(sweep, out, **run)`, or with `redraw` the points `out`
     already holds (`held_points`)."""
-    return held_points(sweep, out) if redraw else run_sweep(sweep, out, **run)
+    # a paper's figure runs each scheme as the paper did: no caveats
+    return held_points(sweep, out) if redraw else run_sweep(sweep, out, **{"caveats": False, **run})
 
 
 def held_points(sweep: Sweep, out: str | Path) -> SweepResult:

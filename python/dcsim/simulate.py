@@ -18,11 +18,11 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from ._core import Sim
-from .errors import SpecError
+from .errors import SpecError, warn
 from .metrics import summarize
 from .outdir import check_output_dir, make_tmp_dir
 from .spec import Spec, engine_config_json
-from .spec.experiment import sampled_tables
+from .spec.experiment import as_spec, caveats, sampled_tables
 
 PS = 1e-12
 SLICE_EVENTS = 1 << 18
@@ -310,11 +310,8 @@ def _warn_unfinished(summary: dict, table: str) -> None:
         why = "the stop time was reached" if summary["status"] == "stopped" else "the simulation stalled"
         started = summary["counters"]["flows_started"] - summary["flows_finished"]
         never = f" ({n - started} never started)" if n > started else ""
-        print(
-            f"dcsim: warning: {n} of {summary['flows_total']} flows did not finish ({why}); {table} lists the "
-            f"{started} that started with a NaN slowdown{never}, and the statistics leave them out",
-            file=sys.stderr,
-        )
+        warn(f"{n} of {summary['flows_total']} flows did not finish ({why}); {table} lists the "
+             f"{started} that started with a NaN slowdown{never}, and the statistics leave them out")
     if not summary["conservation_holds"]:
         print("dcsim: error: packet conservation violated: " + json.dumps(summary["conservation"]), file=sys.stderr)
 
@@ -343,20 +340,31 @@ class Run:
     summary: dict
     buffers: pd.DataFrame = None
 
+    def __repr__(self) -> str:
+        # (the summary, tens of KB, stays out of a notebook's view)
+        s = self.summary
+        return (f"Run({s.get('name')!r}: {s.get('flows_finished')} of {s.get('flows_total')} flows finished; "
+                f"{len(self.flows)} flow rows, {len(self.queues)} queue samples, {len(self.flow_samples)} flow "
+                f"samples, {0 if self.buffers is None else len(self.buffers)} buffer samples)")
 
-def run(spec: Spec, *, quiet: bool = True) -> pd.DataFrame:
-    """Run a spec; return one row per flow that started. The run's summary
-    (counters, conservation, wall time, statistics, ...) is in
-    ``df.attrs["summary"]``. `run_all` also returns the queue samples."""
+
+def run(spec: Spec | dict | str | Path, *, quiet: bool = True) -> pd.DataFrame:
+    """Run a spec (a `Spec`, a dict of sections or a TOML file's path);
+    return one row per flow that started (the columns of flows.parquet,
+    README). The run's summary (counters, conservation, wall time,
+    statistics, ...) is in ``df.attrs["summary"]``. `quiet=False` shows a
+    progress bar on a terminal. What the run leaves unfinished, or a
+    setting that works against the scheme, is a `dcsim.DcsimWarning`.
+    `run_all` also returns the sampler's tables."""
     return run_all(spec, quiet=quiet).flows
 
 
-def run_all(spec: Spec, *, quiet: bool = True) -> Run:
-    """Run a spec; return its flows, queue samples and summary."""
-    if isinstance(spec, dict):
-        from .spec import spec_from_dict
-
-        spec = spec_from_dict(spec)
+def run_all(spec: Spec | dict | str | Path, *, quiet: bool = True) -> Run:
+    """Run a spec (as `run` takes it); return its flows, the sampler's
+    tables and the summary."""
+    spec = as_spec(spec)
+    for w in caveats(spec):
+        warn(w)
     sim = build(spec)
     t0 = time.perf_counter()
     samples: dict[str, list[pd.DataFrame]] = {name: [] for name in SAMPLE_TABLES}
@@ -365,7 +373,7 @@ def run_all(spec: Spec, *, quiet: bool = True) -> Run:
     wall = time.perf_counter() - t0
     df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
     summary = _summary(spec, sim, wall, df)
-    df.attrs["summary"] = summary
+    df.attrs["summary"] = Summary(summary)
     _warn_unfinished(summary, "the returned table")
     tables = {name: pd.concat(v, ignore_index=True) if v else pd.DataFrame(columns=SAMPLE_TABLES[name])
               for name, v in samples.items()}
@@ -376,10 +384,11 @@ _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", 
                 "deadline_ps"]
 
 
-def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = False,
+def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False, force: bool = False,
                on_summary: Optional[Callable[[dict], None]] = None,
                overrides: Optional[dict] = None,
-               on_progress: Optional[Callable[[float], None]] = None) -> dict:
+               on_progress: Optional[Callable[[float], None]] = None,
+               warn_unfinished: bool = True) -> dict:
     """Run a spec and write ``out/flows.parquet`` and ``out/summary.json``.
 
     Output goes to a temporary directory beside ``out`` and is renamed into
@@ -390,6 +399,7 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     being of the flows finished or, with a stop time, of the time simulated
     if that is more."""
     out = Path(out)
+    spec = as_spec(spec)
     check_output_dir(out, force=force, replace=True)
     sim = build(spec)  # fails on bad input before anything is written
     try:
@@ -411,7 +421,8 @@ def run_to_dir(spec: Spec, out: Path, *, quiet: bool = False, force: bool = Fals
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _warn_unfinished(summary, "flows.parquet")
+    if warn_unfinished:
+        _warn_unfinished(summary, "flows.parquet")
     if on_summary:
         on_summary(summary)
     return summary
@@ -466,8 +477,28 @@ class _SampleWriters:
         return False
 
 
-def read_flows(out: Path) -> pd.DataFrame:
-    return pd.read_parquet(Path(out) / "flows.parquet")
+def read_flows(out: str | Path) -> pd.DataFrame:
+    """The flow table of a run's directory (`dcsim run --out`, or a sweep's
+    ``points/<key>``), with its summary in ``attrs["summary"]`` as `run`
+    gives it."""
+    out = Path(out)
+    if not (out / "flows.parquet").is_file():
+        hint = " (a sweep's directory: read_sweep, or one of its points/<key>)" if (out / "sweep.json").is_file() else ""
+        raise SpecError(f"read_flows: {out} holds no flows.parquet{hint}")
+    df = pd.read_parquet(out / "flows.parquet")
+    if (out / "summary.json").is_file():
+        df.attrs["summary"] = Summary(json.loads((out / "summary.json").read_text()))
+    return df
+
+
+class Summary(dict):
+    """A run's summary as ``df.attrs["summary"]`` holds it: a plain dict
+    that pandas shares, not copies, between the frames derived from the
+    table (pandas deep-copies `attrs` at every operation, and a summary of
+    tens of KB made a filter 20x slower)."""
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 def _sampled(spec: Spec) -> dict:
@@ -479,10 +510,10 @@ def _sampled(spec: Spec) -> dict:
         raise SpecError(str(e)) from None
 
 
-def generated_flows(spec: Spec) -> pd.DataFrame:
+def generated_flows(spec: Spec | dict | str | Path) -> pd.DataFrame:
     """The flows a spec's workload would start (no simulation): start_s,
     src, dst, size_bytes."""
-    cols = _sampled(spec)
+    cols = _sampled(as_spec(spec))
     return pd.DataFrame(
         {
             "start_s": np.asarray(cols["start_ps"], dtype=np.int64) * PS,

@@ -61,13 +61,18 @@ class Sweep:
     "pfabric-ecmp" changing the scheme and the routing at once)."""
 
     name: str
-    base: dict
+    base: dict  # (or a Spec: its sections)
     grid: dict[str, list]
     variants: dict[str, dict] = field(default_factory=dict)
     #: By variant name, grid fields that variant keeps at one value: a
     #: scheme whose simulation does not read a field runs once, not once per
     #: value (the grid's other values name the same point).
     fixed: dict[str, dict] = field(default_factory=dict)
+
+    def __post_init__(self):
+        # a Spec as the base: its sections as a dict (the grid's keys apply to it)
+        if hasattr(self.base, "model_dump"):
+            object.__setattr__(self, "base", self.base.model_dump(mode="json"))
 
     def points(self) -> list[Point]:
         return expand(nested(self.base), self.grid, self.variants, self.fixed)

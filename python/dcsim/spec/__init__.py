@@ -14,6 +14,7 @@ from .experiment import (
     SECTIONS,
     Spec,
     apply_overrides,
+    as_spec,
     derived_name,
     engine_config,
     engine_config_json,

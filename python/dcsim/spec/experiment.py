@@ -23,7 +23,20 @@ from .workload import RunOptions, Workload
 class Spec(Model):
     """One experiment. Defaults are the pFabric paper's (§5.1): its 144-host
     leaf-spine, per-packet spraying, web search at 60% load, and
-    TCP-DropTail's parameters."""
+    TCP-DropTail's parameters.
+
+    Build one from a dict of sections (`dcsim.spec_from_dict`, or
+    ``Spec(**sections)``) or a TOML file (`dcsim.load_spec`); change it with
+    `with_overrides`. Every field, its default and the default's source:
+    docs/spec.md, or ``dcsim list schemes`` for the schemes. Bad input
+    raises `dcsim.SpecError` naming the field."""
+
+    def __init__(self, **data: Any) -> None:
+        # the same one-line error as spec_from_dict, not pydantic's report
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise SpecError(_format_error(err)) from None
 
     name: str = field("experiment", "a label for the run; overridden runs append their overrides")
     seed: int = field(1, "seed of every random stream (arrivals, sizes, endpoints, paths)", ge=0, lt=2**63)
@@ -43,7 +56,12 @@ class Spec(Model):
 
     def with_overrides(self, **dotted: Any) -> "Spec":
         """A copy with ``{"workload.load": 0.3, ...}`` applied; its name
-        records them (see `derived_name`)."""
+        records them (see `derived_name`). A whole section given as a dict
+        (``workload={"load": 0.3}``) changes the fields it names and keeps
+        the others, as the dotted names would."""
+        dotted = {**{f"{k}.{field}": v for k, table in dotted.items() if k in SECTIONS and isinstance(table, dict)
+                     for field, v in table.items()},
+                  **{k: v for k, v in dotted.items() if not (k in SECTIONS and isinstance(v, dict))}}
         data = apply_overrides(self.model_dump(mode="json"), dotted)
         if dotted and "name" not in dotted:
             data["name"] = derived_name(self.name, dotted)
@@ -119,6 +137,10 @@ def _bounds(model, name) -> str:
 
 def _format_error(err: ValidationError) -> str:
     e = err.errors()[0]
+    inner = (e.get("ctx") or {}).get("error")
+    if isinstance(inner, SpecError):
+        # Spec.__init__'s own message, which validation wrapped
+        return str(inner)
     model, loc = _model_at(tuple(e["loc"]))
     where = ".".join(str(p) for p in loc)
     msg = e["msg"]
@@ -145,6 +167,9 @@ def _format_error(err: ValidationError) -> str:
         model = _inner_model(model, tuple(loc[1:-1]))
         fields = list(model.model_fields) if model is not None else []
         msg = "unknown field" + did_you_mean(loc[-1], fields)
+        if msg == "unknown field" and fields and len(loc) > 1:
+            # nothing close: the fields there are
+            msg += f" (fields of {'.'.join(map(str, loc[:-1]))}: {', '.join(fields)})"
         if len(loc) == 1 and msg == "unknown field":
             # a field of a section given at the top (matrix for workload.matrix)
             homes = [f"{section}.{loc[0]}" for section, m in SECTIONS.items()
@@ -157,10 +182,25 @@ def _format_error(err: ValidationError) -> str:
 
 
 def spec_from_dict(data: dict) -> Spec:
+    """A spec from a dict of sections (``{"topology": {"kind": "star"},
+    "workload": {"flows": 100}}``; missing fields take their defaults),
+    or a `SpecError` naming what is wrong (with the closest valid name)."""
     try:
         return Spec.model_validate(data)
     except ValidationError as err:
         raise SpecError(_format_error(err)) from None
+
+
+def as_spec(spec: "Spec | dict | str | Path") -> Spec:
+    """What the Python API takes for a spec: a `Spec`, a dict of sections
+    (`spec_from_dict`) or the path of a TOML spec file (`load_spec`)."""
+    if isinstance(spec, Spec):
+        return spec
+    if isinstance(spec, dict):
+        return spec_from_dict(spec)
+    if isinstance(spec, (str, Path)):
+        return load_spec(spec)
+    raise TypeError(f"a spec is a dcsim.Spec, a dict of sections or a TOML file's path, not {type(spec).__name__}")
 
 
 # ---- overrides ----------------------------------------------------------
@@ -194,7 +234,7 @@ def apply_overrides(data: dict, overrides: dict[str, Any], notes: Optional[list[
         for p in parts[:-1]:
             child = node.setdefault(p, {})
             if not isinstance(child, dict):
-                raise SpecError(f"--set {key}: {p!r} is not a table")
+                raise SpecError(f"{key}: {p!r} is not a table")
             node = child
         if _is_discriminator(key):
             section = parts[0]
