@@ -479,6 +479,11 @@ def test_python_api_takes_specs_as_dicts_or_files_and_warns(tmp_path):
     s = dcsim.spec_from_dict({"topology": {"kind": "star"}, "workload": {"cdf": "data_mining", "flows": 100}})
     s2 = s.with_overrides(workload={"load": 0.3})
     assert (s2.workload.cdf, s2.workload.flows, s2.workload.load) == ("data_mining", 100, 0.3)
+    # a new scheme drops the old one's settings: said, naming them
+    dctcp = dcsim.spec_from_dict({"scheme": {"name": "dctcp", "ecn_threshold_bytes": 50_000}})
+    with pytest.warns(dcsim.DcsimWarning, match=r"^scheme.name = 'pias' replaces 'dctcp': dropped "
+                                                r"scheme.ecn_threshold_bytes \(the new scheme starts"):
+        dctcp.with_overrides(**{"workload.load": 0.3}).with_overrides(**{"scheme.name": "pias"})
     # Spec(**sections) fails as spec_from_dict does
     with pytest.raises(dcsim.SpecError, match=r"^workload.lod: unknown field \(did you mean 'load'\?\)$"):
         dcsim.Spec(workload={"lod": 0.3})

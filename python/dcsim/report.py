@@ -103,6 +103,14 @@ def _figure_section(d: Path) -> str:
 
     info = json.loads((d / "figure.json").read_text())
     table = pd.read_csv(d / info["table"])
+    # the columns named as the plots name them: each panel's statistic and
+    # unit, the x axis's field and label
+    names = {p["key"]: f"{p['key']}: {p['title']} ({p['ylabel']})" for p in info.get("panels", []) if "ylabel" in p}
+    if "x" in info:
+        names["x"] = f"x: {info['x']['field']} ({info['x']['label']})"
+    if "unfinished" in table.columns:
+        names["flows"] = "flows (started: finished or not)"
+    table = table.rename(columns=names)
     images = "".join(_img(d / name) for name in info["images"] if name.endswith(".png"))
     failed = info.get("failed_points") or {}
     fail_note = (f"<p class=bad>{len(failed)} point(s) failed: "

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from pydantic import Field, ValidationError, model_validator
 
-from ..errors import SpecError
+from ..errors import SpecError, warn
 from .base import Model, field, ps
 from .buffer import SwitchBuffer
 from .schemes import SCHEMES, Scheme, TcpScheme
@@ -63,6 +63,17 @@ class Spec(Model):
                      for field, v in table.items()},
                   **{k: v for k, v in dotted.items() if not (k in SECTIONS and isinstance(v, dict))}}
         data = apply_overrides(self.model_dump(mode="json"), dotted)
+        for section, (key, _) in DISCRIMINATORS.items():
+            # a new scheme or topology starts from its defaults: the fields
+            # set on the old one, and not set again here, are dropped (said)
+            old = getattr(self, section)
+            new = dotted.get(f"{section}.{key}", getattr(old, key))
+            fields = type(old).model_fields
+            dropped = sorted(f"{section}.{f}" for f in fields if f != key and f"{section}.{f}" not in dotted
+                             and getattr(old, f) != fields[f].get_default(call_default_factory=True))
+            if new != getattr(old, key) and dropped:
+                warn(f"{section}.{key} = {new!r} replaces {getattr(old, key)!r}: dropped {', '.join(dropped)} "
+                     f"(the new {section} starts from its defaults)")
         if dotted and "name" not in dotted:
             data["name"] = derived_name(self.name, dotted)
         return spec_from_dict(data)
