@@ -378,6 +378,16 @@ def test_a_line_over_another_shows_and_bounds_take_their_series_colour():
     plt.close(figure)
 
 
+def test_titles_wrap_in_even_lines():
+    from dcsim.figures.core import balanced_fill
+
+    text = "paper: 8 queues within -10%\u00a0..\u00a0+25% of pFabric"
+    lines = balanced_fill(text, 42).split("\n")
+    # as few lines as a plain wrap, none a lone word, the range unbroken
+    assert len(lines) == 2 and min(map(len, lines)) >= 0.4 * max(map(len, lines))
+    assert "-10%\u00a0..\u00a0+25%" in lines[1] and balanced_fill("short", 42) == "short"
+
+
 def test_every_figure_s_titles_and_legend_fit_on_it():
     # BFC Fig. 24 and PIAS Figs. 11-13 were drawn with their long series
     # names and statements running off a two-panel figure: every registered

@@ -562,9 +562,23 @@ def _panel_title(fig: Figure, facet: Any, panel: Panel, chars: int) -> str:
     """A panel's title: its facet, its statistic and what the paper states
     of it, each wrapped at `chars` (a long claim over a narrow panel ran
     off the figure)."""
-    claims = [textwrap.fill(_bound_text(b, fig), chars) for b in fig.paper
+    claims = [balanced_fill(_bound_text(b, fig), chars) for b in fig.paper
               if b.facet == facet and b.panel == panel.key]
-    return "\n".join([fig.facet_labels.get(facet, facet), textwrap.fill(panel.title, chars), *claims])
+    return "\n".join([fig.facet_labels.get(facet, facet), balanced_fill(panel.title, chars), *claims])
+
+
+def balanced_fill(text: str, chars: int) -> str:
+    """`textwrap.fill` at most `chars` wide, in as few lines, but with lines
+    of even length: no word left alone on a last line ("... +25% of" /
+    "pFabric")."""
+    best = textwrap.wrap(text, chars, break_on_hyphens=False)
+    for width in range(chars - 1, max(chars * 2 // 3, 1), -1):
+        lines = textwrap.wrap(text, width, break_on_hyphens=False)
+        if len(lines) > len(best):
+            break
+        if min(map(len, lines)) > min(map(len, best)):
+            best = lines
+    return "\n".join(best)
 
 
 def figure_legend(figure, handles: list, labels: list, most_columns: int = 6):
