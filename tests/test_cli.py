@@ -475,10 +475,27 @@ def test_python_api_takes_specs_as_dicts_or_files_and_warns(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import dcsim; print(dcsim.metrics.settling.__name__)"],
                        capture_output=True, text=True)
     assert r.stdout.strip() == "settling", r.stderr
+    # the user's own warning filters win over dcsim's "always"
+    stopped = ("import dcsim; dcsim.run({'topology': {'kind': 'star'}, 'workload': {'flows': 3}, "
+               "'run': {'stop_time_s': 1e-6}})")
+    r = subprocess.run([sys.executable, "-c", "import warnings; warnings.simplefilter('ignore'); " + stopped],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "did not finish" not in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", stopped], capture_output=True, text=True)
+    assert r.returncode == 1 and "DcsimWarning: 3 of 3 flows did not finish" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-c", stopped], capture_output=True, text=True)
+    assert "did not finish" in r.stderr
     # a whole section given to with_overrides changes only what it names
     s = dcsim.spec_from_dict({"topology": {"kind": "star"}, "workload": {"cdf": "data_mining", "flows": 100}})
     s2 = s.with_overrides(workload={"load": 0.3})
     assert (s2.workload.cdf, s2.workload.flows, s2.workload.load) == ("data_mining", 100, 0.3)
+    # ... down through sub-tables
+    q = dcsim.spec_from_dict({"workload": {"queries": {"per_s": 3, "count": 7, "response_bytes": 2000}}})
+    q2 = q.with_overrides(workload={"queries": {"per_s": 5}}).workload.queries
+    assert (q2.per_s, q2.count, q2.response_bytes) == (5, 7, 2000)
+    # model_validate stays pydantic's (strict mode honoured)
+    with pytest.raises(Exception, match="valid integer"):
+        dcsim.Spec.model_validate({"seed": "3"}, strict=True)
     # a new scheme drops the old one's settings: said, naming them
     dctcp = dcsim.spec_from_dict({"scheme": {"name": "dctcp", "ecn_threshold_bytes": 50_000}})
     with pytest.warns(dcsim.DcsimWarning, match=r"^scheme.name = 'pias' replaces 'dctcp': dropped "
@@ -507,9 +524,15 @@ def test_python_api_takes_specs_as_dicts_or_files_and_warns(tmp_path):
     # a sweep: a Spec as its base; points that leave flows unfinished are
     # named in one warning
     sw = Sweep("u", s.with_overrides(**{"run.stop_time_s": 0.0002}), {"workload.load": [0.3, 0.5]})
-    with pytest.warns(dcsim.DcsimWarning, match=r"sweep u: 2 point\(s\) left flows unfinished") as said:
+    with pytest.warns(dcsim.DcsimWarning, match=r"sweep u: 2 point\(s\) left flows unfinished"):
         result = run_sweep(sw, tmp_path / "sw", jobs=1, quiet=True)
-    assert len([w for w in said if "did not finish" in str(w.message)]) == 0  # not once per point
     assert sorted(result.unfinished) == sorted(p.key for p in result.points) and "2 points, 2 run" in repr(result)
+    # ... not once per point: a point's run (in a worker) says nothing itself
+    from dcsim.runner import simulate_point
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dcsim.DcsimWarning)
+        _, summary = simulate_point(result.points[0].spec.model_dump_json())
+    assert json.loads(summary)["unfinished_flows"] > 0
     with pytest.raises(dcsim.SpecError, match="a sweep's directory: read_sweep"):
         dcsim.read_flows(tmp_path / "sw")

@@ -254,7 +254,7 @@ def test_report_loads_in_a_browser_with_every_figure_decoded(tiny_figure_dir, tm
     assert "Run lone" in text
     # the figure's table names its columns as the plots do
     assert "small_p99: (0, 100KB]: 99th percentile (Normalized FCT)" in text
-    assert "x: workload.load (Load)" in text and "flows (started: finished or not)" in text
+    assert "x: Load (workload.load)" in text and "flows (started: finished or not)" in text
     # the points of a sweep are not listed as single runs
     assert text.count("<h2>Run ") == 1
     dom = _chromium_dom(page)

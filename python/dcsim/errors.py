@@ -16,8 +16,9 @@ class DcsimWarning(UserWarning):
 
 
 # every one is shown, not just the first from each line of dcsim (two runs
-# in one notebook each say what they left unfinished)
-warnings.filterwarnings("always", category=DcsimWarning)
+# in one notebook each say what they left unfinished); appended, so a
+# user's own filters (-W, PYTHONWARNINGS, simplefilter) still win
+warnings.filterwarnings("always", category=DcsimWarning, append=True)
 
 
 def warn(msg: str) -> None:

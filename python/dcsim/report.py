@@ -107,7 +107,11 @@ def _figure_section(d: Path) -> str:
     # unit, the x axis's field and label
     names = {p["key"]: f"{p['key']}: {p['title']} ({p['ylabel']})" for p in info.get("panels", []) if "ylabel" in p}
     if "x" in info:
-        names["x"] = f"x: {info['x']['field']} ({info['x']['label']})"
+        unit = info["x"].get("unit", 1) or 1
+        if unit != 1:
+            # as the plot's axis: the field's value over its unit
+            table["x"] = table["x"] / unit
+        names["x"] = f"x: {info['x']['label']} ({info['x']['field']}" + (f" / {unit:g})" if unit != 1 else ")")
     if "unfinished" in table.columns:
         names["flows"] = "flows (started: finished or not)"
     table = table.rename(columns=names)

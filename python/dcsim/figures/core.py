@@ -382,9 +382,10 @@ def draw(fig: Figure, table: pd.DataFrame):
     """The figure like the paper's: one row of panels per facet, one line
     per series, the paper's y range where it gives one. What the paper
     states about a panel goes in the panel's title (so no label sits on a
-    line or a point) and its bound is drawn as a gray line; a point above
-    the panel's range is drawn on the top edge as a triangle with its
-    value. Returns the matplotlib figure."""
+    line or a point) and its bound is drawn in its series' colour
+    (`_draw_bound`); a point above the panel's range is drawn on the top
+    edge as a hollow arrow with its value; a line over an earlier one is
+    drawn dashed and hollow (`covers`). Returns the matplotlib figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -406,6 +407,7 @@ def draw(fig: Figure, table: pd.DataFrame):
                                 constrained_layout=True)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "osD^vPX"
+    drawn_styles: set[str] = set()  # the bound styles drawn, for the legend
     for r, facet in enumerate(facets):
         for c, panel in enumerate(fig.panels):
             ax = axes[r][c]
@@ -447,7 +449,9 @@ def draw(fig: Figure, table: pd.DataFrame):
                                     textcoords="offset points", ha="center", fontsize=7, color=color)
             for b in fig.paper:
                 if b.facet == facet and b.panel == panel.key and b.relative_to is None:
-                    top = max(top, _draw_bound(ax, fig, b, colors, panel.logy))
+                    bound_top, styles = _draw_bound(ax, fig, b, colors, panel.logy)
+                    top = max(top, bound_top)
+                    drawn_styles |= styles
             ax.set_title(titles[facet, panel.key], fontsize=8.5)
             ax.set_xlabel(textwrap.fill(fig.xlabel, XLABEL_CHARS))
             xs = sorted(set(table.x / fig.x_unit))
@@ -476,11 +480,12 @@ def draw(fig: Figure, table: pd.DataFrame):
             ax.grid(alpha=0.3)
     # one legend for the figure, below the panels, where it covers no data
     handles, labels = plain_handles(*axes[0][0].get_legend_handles_labels())
-    if any(b.relative_to is None and b.facet in facets for b in fig.paper):
-        from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D
 
-        handles += [Line2D([], [], color="gray", ls="--"), Line2D([], [], color="gray", ls=":")]
-        labels += ["paper: lower bound", "paper: upper bound"]
+    for style, what in (("--", "paper: lower bound"), (":", "paper: upper bound")):
+        if style in drawn_styles:
+            handles.append(Line2D([], [], color="gray", ls=style))
+            labels.append(what)
     figure_legend(figure, handles, labels)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
     return figure
@@ -513,13 +518,13 @@ def covers(drawn: list, xy: tuple) -> bool:
                for x0, y0 in drawn)
 
 
-def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False) -> float:
+def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False) -> tuple[float, set]:
     """Draw what the paper states of a panel: its lower bound dashed, its
     upper bound dotted, in the colour of the series it is about (gray if
     none); across the panel, or, for a statement about some x values only
     (80% load), as short marks at those x with a bar between the bounds.
     Returns the highest bound drawn (the panel's range keeps it whole: PIAS
-    Fig. 10's 8,500 sat above the data's axis)."""
+    Fig. 10's 8,500 sat above the data's axis) and the line styles drawn."""
     series = list(fig.series_values)
     color = colors[series.index(b.series) % len(colors)] if b.series in series else "gray"
     top = 0.0
@@ -527,10 +532,11 @@ def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False
     ys = [(y, style) for y, style in ((b.low, "--"), (b.high, ":")) if math.isfinite(y) and (y > 0 or not logy)]
     for y, _ in ys:
         top = max(top, y)
+    styles = {style for _, style in ys}
     if not b.xs:
         for y, style in ys:
             ax.axhline(y, color=color, ls=style, lw=1.0, alpha=0.75, zorder=1)
-        return top
+        return top, styles
     for x in b.xs:
         x = x / fig.x_unit
         for y, style in ys:
@@ -541,7 +547,7 @@ def _draw_bound(ax, fig: Figure, b: PaperBound, colors: list, logy: bool = False
                         arrowprops=dict(arrowstyle="-", color=color, ls=style, lw=1.6, shrinkA=0, shrinkB=0))
         if len(ys) == 2:
             ax.plot([x, x], [ys[0][0], ys[1][0]], color=color, lw=4, alpha=0.2, solid_capstyle="butt", zorder=1)
-    return top
+    return top, styles
 
 
 def plain_log_ticks(axis) -> None:
@@ -572,8 +578,13 @@ def balanced_fill(text: str, chars: int) -> str:
     of even length: no word left alone on a last line ("... +25% of" /
     "pFabric")."""
     best = textwrap.wrap(text, chars, break_on_hyphens=False)
+    if not best:
+        return text
     for width in range(chars - 1, max(chars * 2 // 3, 1), -1):
-        lines = textwrap.wrap(text, width, break_on_hyphens=False)
+        # (narrower, a long word must not be split where the plain wrap kept it)
+        lines = textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+        if max(map(len, lines)) > width:
+            break
         if len(lines) > len(best):
             break
         if min(map(len, lines)) > min(map(len, best)):

@@ -38,6 +38,10 @@ class Spec(Model):
         except ValidationError as err:
             raise SpecError(_format_error(err)) from None
 
+    # model_validate and friends keep pydantic's own path (strict mode,
+    # structured errors): only a direct Spec(...) comes through __init__
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     name: str = field("experiment", "a label for the run; overridden runs append their overrides")
     seed: int = field(1, "seed of every random stream (arrivals, sizes, endpoints, paths)", ge=0, lt=2**63)
     topology: Topology = Field(default_factory=LeafSpineTopology, description="the network")
@@ -59,10 +63,15 @@ class Spec(Model):
         records them (see `derived_name`). A whole section given as a dict
         (``workload={"load": 0.3}``) changes the fields it names and keeps
         the others, as the dotted names would."""
-        dotted = {**{f"{k}.{field}": v for k, table in dotted.items() if k in SECTIONS and isinstance(table, dict)
-                     for field, v in table.items()},
-                  **{k: v for k, v in dotted.items() if not (k in SECTIONS and isinstance(v, dict))}}
+        flat: dict[str, Any] = {}
+        for k, v in dotted.items():
+            if k in SECTIONS and isinstance(v, dict):
+                _flatten(flat, k, v, type(getattr(self, k)))
+            else:
+                flat[k] = v
+        dotted = flat
         data = apply_overrides(self.model_dump(mode="json"), dotted)
+        said = []
         for section, (key, _) in DISCRIMINATORS.items():
             # a new scheme or topology starts from its defaults: the fields
             # set on the old one, and not set again here, are dropped (said)
@@ -72,11 +81,14 @@ class Spec(Model):
             dropped = sorted(f"{section}.{f}" for f in fields if f != key and f"{section}.{f}" not in dotted
                              and getattr(old, f) != fields[f].get_default(call_default_factory=True))
             if new != getattr(old, key) and dropped:
-                warn(f"{section}.{key} = {new!r} replaces {getattr(old, key)!r}: dropped {', '.join(dropped)} "
-                     f"(the new {section} starts from its defaults)")
+                said.append(f"{section}.{key} = {new!r} replaces {getattr(old, key)!r}: dropped "
+                            f"{', '.join(dropped)} (the new {section} starts from its defaults)")
         if dotted and "name" not in dotted:
             data["name"] = derived_name(self.name, dotted)
-        return spec_from_dict(data)
+        spec = spec_from_dict(data)  # (a bad new value fails before anything is said)
+        for w in said:
+            warn(w)
+        return spec
 
 
 #: Sections whose model is chosen by one field, and that field's default.
@@ -190,6 +202,18 @@ def _format_error(err: ValidationError) -> str:
                 msg += f" (did you mean {' or '.join(map(repr, dict.fromkeys(homes)))}?)"
     more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
     return f"{where or 'spec'}: {msg}{more}"
+
+
+def _flatten(out: dict, prefix: str, table: dict, model) -> None:
+    """`table` (a section's or a sub-table's fields, below `prefix`) as
+    dotted keys into `out`, down through sub-models (workload.queries), not
+    into fields whose value is a dict of their own (buffer.size_mb_at)."""
+    for k, v in table.items():
+        inner = _inner_model(model, (k,)) if isinstance(v, dict) else None
+        if inner is not None:
+            _flatten(out, f"{prefix}.{k}", v, inner)
+        else:
+            out[f"{prefix}.{k}"] = v
 
 
 def spec_from_dict(data: dict) -> Spec:
