@@ -498,3 +498,16 @@ def test_a_sweep_on_a_terminal_hands_its_workers_progress_files(tmp_path, monkey
     assert Path(paths[0]).parent.parent == tmp_path / "out" / "points"
     assert Path(paths[0]).parent.name.startswith(".") and not Path(paths[0]).parent.exists()
     assert seen == sorted(seen) and seen[-1] == 2  # never backwards; ends at every point
+
+
+def test_cli_sweep_warns_once_of_points_against_their_scheme(tmp_path):
+    # HPCC sprayed over a leaf-spine: every point works against its scheme;
+    # said once (run_sweep's DcsimWarning, printed as the CLI's own line)
+    p = tmp_path / "h.toml"
+    p.write_text('name = "h"\n[spec.topology]\nkind = "leaf_spine"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n'
+                 '[spec.scheme]\nname = "hpcc"\n[spec.routing]\nload_balancing = "round_robin"\n'
+                 '[spec.workload]\nflows = 20\n[grid]\nseed = [1, 2]\n')
+    r = cli("sweep", p, "--out", tmp_path / "o", "-j", 1, "-q")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "recovers from reordering" in line]
+    assert len(lines) == 1 and lines[0].startswith("dcsim: warning: "), r.stderr

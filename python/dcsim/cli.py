@@ -191,20 +191,15 @@ def sweep(
 ) -> None:
     """Run every point of a sweep (skipping complete ones)."""
     from .runner import run_sweep
-    from .spec.experiment import caveats
     from .sweep import load_sweep
 
     _check_jobs(jobs)
 
     def go():
+        # (run_sweep warns of points that work against their scheme, once
+        # per kind: printed as "dcsim: warning: ..." by _show_warning)
         sw = load_sweep(sweep_file, _overrides(set_, None, None))
-        said = set()
-        for p in sw.points():
-            for w in caveats(p.spec):
-                if w not in said:
-                    said.add(w)
-                    warn(f"{p.label()}: {w}")
-        return run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse, caveats=False)
+        return run_sweep(sw, out, jobs=jobs, scheduler=scheduler, quiet=quiet, reuse=reuse)
 
     result = _guarded(out, go)
     _sweep_exit(result)

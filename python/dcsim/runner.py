@@ -32,7 +32,6 @@ from typing import Any, Optional, Sequence
 from . import __version__
 from .errors import SpecError, warn
 from .outdir import check_output_dir, make_tmp_dir
-from .spec.experiment import caveats as scheme_caveats
 from .sweep import Point, Sweep
 
 
@@ -339,6 +338,8 @@ def run_sweep(
         raise SpecError(f"--jobs: needs at least 1 worker, got {jobs}")
     points = sweep.points()  # validates every point before anything runs
     if caveats:
+        from .spec.experiment import caveats as scheme_caveats
+
         said = set()
         for p in points:
             for w in scheme_caveats(p.spec):

@@ -452,7 +452,7 @@ class _SampleWriters:
     file is there exactly when its samples were taken."""
 
     def __init__(self, tmp: Path, spec: Spec):
-        self.tables = [name for name in sampled_tables(spec) if name in SAMPLE_TABLES]
+        self.tables = sampled_tables(spec)
         self.tmp = tmp
         self.writers: dict[str, pq.ParquetWriter] = {}
 

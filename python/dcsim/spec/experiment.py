@@ -160,10 +160,6 @@ def _bounds(model, name) -> str:
 
 def _format_error(err: ValidationError) -> str:
     e = err.errors()[0]
-    inner = (e.get("ctx") or {}).get("error")
-    if isinstance(inner, SpecError):
-        # Spec.__init__'s own message, which validation wrapped
-        return str(inner)
     model, loc = _model_at(tuple(e["loc"]))
     where = ".".join(str(p) for p in loc)
     msg = e["msg"]
