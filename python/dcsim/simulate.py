@@ -280,9 +280,9 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
                                  + ("" if r["subset"] == "all" else f"_{r['subset']}"): {
             "packets": r["packets"], **{k.replace("_ps", "_us"): v * 1e-6 for k, v in r.items() if k.endswith("_ps")}}
             for r in eng["queueing_delay"]}
-    if eng.get("homa"):
-        # Homa's levels as resolved for this network and workload
-        out["homa"] = eng["homa"]
+    # what the scheme reports of itself, under its own key (Homa's levels
+    # as resolved for this network and workload: "homa")
+    out.update(eng.get("scheme_report") or {})
     if any(any(row) for row in eng["prio_losses"]["arrivals"]):
         out["prio_losses"] = eng["prio_losses"]  # ports that choose by priority
     out["stats"] = summarize(flows, out)

@@ -27,6 +27,10 @@
 use crate::config::SharedBufferConfig;
 use crate::topology::Network;
 
+/// `Packet::ingress` of a packet the switch's shared buffer does not count
+/// (control frames, ACKs at high priority, anything at a host).
+pub const NOT_COUNTED: u32 = u32::MAX;
+
 /// What the buffer asks the switch to tell the upstream of an ingress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {

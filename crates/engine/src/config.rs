@@ -347,14 +347,32 @@ fn yes() -> bool {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransportConfig {
     Tcp(TcpConfig),
-    /// RDMA queue pairs (`transport/rdma.rs`): paced, go-back-N, pulled by
+    /// RDMA queue pairs (`schemes/rdma/`): paced, go-back-N, pulled by
     /// the NIC.
     Rdma(RdmaConfig),
-    /// ExpressPass (`transport/xpass.rs`): receiver-driven credits.
+    /// ExpressPass (`schemes/xpass/`): receiver-driven credits.
     Xpass(XpassConfig),
-    /// Homa (`transport/homa.rs`): unscheduled bytes, then grants, with
+    /// Homa (`schemes/homa/`): unscheduled bytes, then grants, with
     /// network priorities.
     Homa(HomaConfig),
+    /// A transport defined outside the engine, whose endpoints a factory
+    /// given to `Simulation::with_transport` makes (docs/extending.md).
+    Custom(CustomConfig),
+}
+
+/// What the engine needs to know of a transport defined outside it; its
+/// own settings travel in `params`, for its factory to read.
+#[derive(Clone, Debug, Deserialize)]
+pub struct CustomConfig {
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    /// The NIC pulls its data (`Endpoint::poll`) instead of taking what it
+    /// pushes (`start`, `on_ack`, `on_timer`).
+    #[serde(default)]
+    pub pulled: bool,
+    #[serde(default)]
+    pub params: serde_json::Value,
 }
 
 /// Homa's hosts (its OMNeT++ simulator's, as BFC App. A.2 ran it;
@@ -368,16 +386,16 @@ pub struct HomaConfig {
     /// Priority levels in all (switch queues).
     pub levels: u8,
     /// Levels of unscheduled packets (0: in proportion to the unscheduled
-    /// bytes of `size_cdf`, BFC App. A.2).
+    /// bytes of `size_cdf`, BFC App. A.2; resolved before the run).
     #[serde(default)]
     pub unscheduled_levels: u8,
     /// Messages a receiver grants to at once (0: as many as there are
-    /// scheduled levels, BFC App. A.2; filled in by the simulation).
+    /// scheduled levels, BFC App. A.2; resolved before the run).
     #[serde(default)]
     pub overcommit: u8,
     /// A message's unscheduled bytes and what its receiver keeps in flight
     /// (`None`: the BDP of the network's longest base RTT at the NICs'
-    /// rate, filled in by the simulation).
+    /// rate, resolved before the run).
     #[serde(default)]
     pub rtt_bytes: Option<u64>,
     /// The message sizes the unscheduled levels are computed for (the
@@ -385,9 +403,10 @@ pub struct HomaConfig {
     pub size_cdf: Vec<(f64, f64)>,
     #[serde(default = "one_u64")]
     pub size_quantum_bytes: u64,
-    /// Filled in by the simulation (`homa::levels`).
-    #[serde(skip)]
-    pub resolved: crate::transport::homa::Levels,
+    /// The largest remaining size of each unscheduled level but the last
+    /// (resolved before the run from `size_cdf`: `schemes/homa/levels.rs`).
+    #[serde(default)]
+    pub cutoffs: Vec<u64>,
 }
 
 fn one_u64() -> u64 {
@@ -472,7 +491,7 @@ pub enum RdmaCc {
     None,
     /// DCQCN, Mellanox's version as the HPCC simulator has it.
     Dcqcn(DcqcnConfig),
-    /// DCQCN as ns3-rdma has it (`transport/dcqcn_ns3.rs`): CNPs per
+    /// DCQCN as ns3-rdma has it (`schemes/rdma/cc/dcqcn_ns3.rs`): CNPs per
     /// interval from the receiver, cuts at once, timer and byte counts.
     DcqcnNs3(DcqcnNs3Config),
     /// HPCC (SIGCOMM'19): rate from the in-band telemetry of every hop.
@@ -550,7 +569,7 @@ pub struct DcqcnConfig {
     pub clamp_target_rate: bool,
 }
 
-/// ns3-rdma's DCQCN (`transport/dcqcn_ns3.rs`).
+/// ns3-rdma's DCQCN (`schemes/rdma/cc/dcqcn_ns3.rs`).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 pub struct DcqcnNs3Config {
     /// The receiver sends at most one CNP per flow per this interval.
@@ -585,6 +604,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.mss_bytes,
             TransportConfig::Xpass(c) => c.mss_bytes,
             TransportConfig::Homa(c) => c.mss_bytes,
+            TransportConfig::Custom(c) => c.mss_bytes,
         }
     }
 
@@ -595,6 +615,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.header_bytes,
             TransportConfig::Xpass(c) => c.header_bytes,
             TransportConfig::Homa(c) => c.header_bytes,
+            TransportConfig::Custom(c) => c.header_bytes,
         }
     }
 
@@ -605,6 +626,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.ack_bytes,
             TransportConfig::Xpass(c) => c.control_bytes,
             TransportConfig::Homa(c) => c.grant_bytes,
+            TransportConfig::Custom(c) => c.ack_bytes,
         }
     }
 
@@ -612,14 +634,14 @@ impl TransportConfig {
     pub fn connections_per_pair(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => c.connections_per_pair,
-            TransportConfig::Rdma(_) | TransportConfig::Xpass(_) | TransportConfig::Homa(_) => None,
+            _ => None,
         }
     }
 
     /// The NIC pulls this transport's data packets when its line is free
     /// (`Transport::poll`) instead of taking what it pushes.
     pub fn pulled(&self) -> bool {
-        matches!(self, TransportConfig::Rdma(_) | TransportConfig::Homa(_))
+        matches!(self, TransportConfig::Rdma(_) | TransportConfig::Homa(_) | TransportConfig::Custom(CustomConfig { pulled: true, .. }))
     }
 
     /// Messages end at the receiver, with nothing sent back (Homa's): the
@@ -710,7 +732,7 @@ pub struct TcpConfig {
     #[serde(default)]
     pub prio_thresholds: Vec<u64>,
     /// The receiver acknowledges every `ack_every`-th in-order segment, or
-    /// `ack_delay_ps` after the first it holds (`transport/delayed_ack.rs`:
+    /// `ack_delay_ps` after the first it holds (`schemes/tcp/delayed_ack.rs`:
     /// Linux's receive offload and delayed ACKs); 1: every segment, as
     /// ns-2's sinks. Above 1, slow start grows by the segments an ACK
     /// covers, as Linux's `tcp_slow_start` does.
@@ -744,7 +766,7 @@ pub enum Cc {
     /// `ns2_double_count`, the PIAS ns-2 code's increase, which counts most
     /// ACKs twice (about two packets per window whatever w).
     L2dct { g: f64, w_min: f64, w_max: f64, size_min: u64, size_max: u64, ns2_double_count: bool },
-    /// CUBIC (RFC 8312) as Linux 3.18 runs it (`transport/cubic.rs`): the
+    /// CUBIC (RFC 8312) as Linux 3.18 runs it (`schemes/tcp/cc/cubic.rs`): the
     /// window law of losses and echoes; slow start and recovery as Reno's.
     Cubic { c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool },
 }

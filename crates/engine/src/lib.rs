@@ -9,13 +9,13 @@
 //! `ideal` and `fair_share` (the flow-level models, behind `flow_level`),
 //! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
 
-pub mod backpressure;
 pub mod bitset;
 pub mod buffer;
 pub mod config;
 pub mod event;
 pub mod fair_share;
 pub mod flow_level;
+pub mod flows;
 pub mod ideal;
 pub mod metrics;
 pub mod nic;
@@ -25,6 +25,7 @@ pub mod prefetch;
 pub mod queue;
 pub mod ring;
 pub mod routing;
+pub mod schemes;
 pub mod sim;
 pub mod slot;
 pub mod time;

@@ -295,18 +295,6 @@ impl DelayHist {
     }
 }
 
-/// Homa's priority levels for the run, in the summary: RTT bytes, how
-/// many levels are unscheduled and scheduled, the overcommitment, and the
-/// remaining sizes that separate the unscheduled levels.
-#[derive(Clone, Debug, Serialize)]
-pub struct HomaReport {
-    pub rtt_bytes: u64,
-    pub unscheduled_levels: u8,
-    pub scheduled_levels: u8,
-    pub overcommit: u8,
-    pub cutoffs: Vec<u64>,
-}
-
 /// One tier's queueing delays, in the summary (picoseconds).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct DelayReport {

@@ -112,7 +112,7 @@ impl Sim {
         let cons = s.conservation();
         let ports: Vec<_> = s.port_reports();
         format!(
-            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"homa\":{}}}",
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"scheme_report\":{}}}",
             status_name(s.status()),
             s.now(),
             s.active_flows(),
@@ -122,7 +122,7 @@ impl Sim {
             to_json(&ports),
             to_json(&s.prio_losses()),
             to_json(&s.queueing_delays()),
-            to_json(&s.homa_levels())
+            to_json(&s.scheme_report().map(|(key, v)| serde_json::json!({ key: v })))
         )
     }
 

@@ -1,25 +1,29 @@
 //! Port disciplines: which arriving packets a port's buffer takes, which
 //! it drops, and in what order it sends them. The port (`port.rs`) owns
 //! serialization and byte accounting; a discipline only decides. A new
-//! discipline is a module here and one arm of `Queue`; the event loop does
-//! not change.
+//! discipline is a module (here, or in its scheme's folder: pFabric's,
+//! BFC's and ExpressPass's are in `schemes/`) and one arm of `Queue`; the
+//! event loop does not change: it asks the discipline what it needs
+//! through the methods below, never by its name.
 //!
 //! A FIFO's departure order is fixed on arrival, so FIFO ports take the
 //! fast path (departures computed at admission, no per-packet "serializer
 //! free" event); the other disciplines choose the next packet when the
 //! serializer frees up (`TxDone`).
 
-pub mod bfc;
 pub mod fq;
-pub mod pfabric;
 pub mod pfc;
 pub mod prio;
-pub mod xpass;
+
+pub use crate::schemes::bfc::queue as bfc;
+pub use crate::schemes::pfabric::queue as pfabric;
+pub use crate::schemes::xpass::queue as xpass;
 
 use crate::config::{Discipline, QueueConfig};
-use crate::packet::{Kind, Packet};
 use crate::packet::Hop;
+use crate::packet::{Kind, Packet};
 use crate::ring::Ring;
+use crate::time::Time;
 
 /// What a discipline knows of a buffered packet: its handle, size and
 /// destination, and, for disciplines that choose by it, its priority and
@@ -202,6 +206,227 @@ impl Queue {
             Queue::Bfc(q) => q.pop(),
             Queue::Fq(q) => q.pop(),
             Queue::Xpass(q) => q.pop(),
+        }
+    }
+}
+
+/// What the packet path asks of a discipline beside admission and order.
+impl Queue {
+    /// The port sits in a switch's shared buffer (or obeys pause frames at
+    /// a NIC): its admission is the buffer's, and it makes its departures
+    /// at events of its own (PFC's, BFC's, fair queueing's).
+    #[inline]
+    pub fn in_shared_buffer(&self) -> bool {
+        matches!(self, Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_))
+    }
+
+    /// Per-flow state released as packets leave a switch's shared buffer
+    /// (BFC's flow table, fair queueing's queues): needs one.
+    pub fn needs_shared_buffer(&self) -> bool {
+        matches!(self, Queue::Bfc(_) | Queue::Fq(_))
+    }
+
+    /// Assigns queues to flows as their data arrives (BFC's dynamic queue
+    /// assignment: `Nodes::assign_queue`).
+    #[inline]
+    pub fn assigns_queues(&self) -> bool {
+        matches!(self, Queue::Bfc(_))
+    }
+
+    /// Strict priority among a few queues: losses are counted by class.
+    pub fn by_class(&self) -> bool {
+        matches!(self, Queue::Prio(_))
+    }
+
+    /// The port decides its departures itself, at timers of its own
+    /// (ExpressPass's credit bucket).
+    #[inline]
+    pub fn self_timed(&self) -> bool {
+        matches!(self, Queue::Xpass(_))
+    }
+
+    /// An ACK may be sent ahead of the queue when nothing queued can go
+    /// before it (pFabric: ACKs have the smallest priority number).
+    pub fn acks_go_ahead(&self) -> bool {
+        matches!(self, Queue::PFabric(_))
+    }
+
+    /// With `acks_go_ahead`: no buffered packet goes before an ACK now.
+    #[inline]
+    pub fn ack_may_go_ahead(&self) -> bool {
+        match self {
+            Queue::PFabric(q) => !q.holds_zero(),
+            _ => false,
+        }
+    }
+
+    /// Served first, unassigned and never paused: PFC frames and, at ports
+    /// that say so, ACKs.
+    #[inline]
+    pub fn is_control(&self, e: &Entry) -> bool {
+        match self {
+            Queue::Pfc(q) => q.is_control(e),
+            _ => e.is_control(),
+        }
+    }
+
+    /// An idle port with nothing queued: whether the packet leaves at once
+    /// (and is marked), or `None` if the discipline must queue it first.
+    #[inline]
+    pub fn pass_idle(&mut self, e: &Entry, ecn_threshold: u64) -> Option<bool> {
+        match self {
+            Queue::Pfc(q) => q.pass(e, ecn_threshold),
+            Queue::Bfc(b) => {
+                // a control frame or ACK: served first, no queue of its own
+                b.last_queue = None;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// Mark at dequeue (RED on the data queue's length: DCQCN's switches).
+    pub fn mark_on_dequeue(&mut self) -> bool {
+        match self {
+            Queue::Pfc(q) => q.mark_on_dequeue(),
+            _ => false,
+        }
+    }
+
+    /// The queue the last packet taken left by (BFC's assigned queues).
+    pub fn last_queue(&self) -> Option<u16> {
+        match self {
+            Queue::Bfc(b) => b.last_queue,
+            _ => None,
+        }
+    }
+
+    /// Traffic classes and the seed of its random draws, once at the start.
+    pub fn set_up(&mut self, seed: u64, classes: u8, round_robin: bool) -> Result<(), String> {
+        match self {
+            Queue::Pfc(q) => {
+                q.seed(seed);
+                q.set_classes(classes, round_robin);
+            }
+            Queue::Bfc(q) => {
+                q.seed(seed);
+                q.set_classes(classes)?;
+            }
+            _ if classes > 1 => return Err("traffic classes need the pfc or bfc discipline on every port".into()),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    // ---- pauses: PFC's traffic classes, BFC's queues ----
+
+    /// Traffic classes a NIC's port serves.
+    pub fn classes(&self) -> u8 {
+        match self {
+            Queue::Pfc(q) => q.classes(),
+            _ => 1,
+        }
+    }
+
+    /// Traffic class `c` is paused.
+    pub fn class_paused(&self, c: usize) -> bool {
+        matches!(self, Queue::Pfc(q) if q.is_paused(c))
+    }
+
+    /// Every class is paused.
+    pub fn all_paused(&self) -> bool {
+        matches!(self, Queue::Pfc(q) if q.all_paused())
+    }
+
+    /// A PFC frame pauses or resumes class `c`; false if the port has no
+    /// classes to pause.
+    pub fn pause_class(&mut self, c: usize, pause: bool, now: Time) -> bool {
+        match self {
+            Queue::Pfc(q) => {
+                q.set_paused(c, pause, now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A frame pauses or resumes queue `q` (BFC's); false if the port has
+    /// no such queues.
+    pub fn pause_queue(&mut self, q: usize, pause: bool) -> bool {
+        match self {
+            Queue::Bfc(b) => {
+                b.set_paused(q, pause);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    // ---- what a run reports ----
+
+    /// Data bytes the port holds in its switch's shared buffer.
+    pub fn shared_bytes(&self) -> u64 {
+        match self {
+            Queue::Pfc(q) => q.data_bytes(),
+            Queue::Bfc(q) => q.data_bytes(),
+            Queue::Fq(q) => q.data_bytes(),
+            _ => 0,
+        }
+    }
+
+    /// Flows with packets at the port (per-flow disciplines; 0 elsewhere).
+    pub fn flows_held(&self) -> u32 {
+        match self {
+            Queue::Bfc(b) => b.active_flows,
+            Queue::Fq(q) => q.active_flows() as u32,
+            _ => 0,
+        }
+    }
+
+    /// Time spent paused, up to `now`.
+    pub fn paused_ps(&self, now: Time) -> Time {
+        match self {
+            Queue::Pfc(q) => q.paused_ps(now),
+            _ => 0,
+        }
+    }
+
+    /// Flows assigned to queues, and assignments to a queue already in use
+    /// (BFC's collisions).
+    pub fn assignments(&self) -> (u64, u64) {
+        match self {
+            Queue::Bfc(b) => (b.assignments, b.collisions),
+            _ => (0, 0),
+        }
+    }
+
+    // ---- self-timed ports ----
+
+    /// The port decides its next departure at `now`.
+    pub fn set_clock(&mut self, now: Time) {
+        if let Queue::Xpass(q) = self {
+            q.clock = now;
+        }
+    }
+
+    /// When a self-timed port free at `free` must look again, if that
+    /// needs a new timer (none pending at or before it).
+    pub fn next_wake(&mut self, free: Time, now: Time) -> Option<Time> {
+        let Queue::Xpass(q) = self else { return None };
+        let t = q.next_look(free)?;
+        if q.timer_at.is_none_or(|at| t < at || at < now) {
+            q.timer_at = Some(t);
+            return Some(t);
+        }
+        None
+    }
+
+    /// A self-timed port's timer fired at `now`.
+    pub fn woken(&mut self, now: Time) {
+        if let Queue::Xpass(q) = self {
+            if q.timer_at == Some(now) {
+                q.timer_at = None;
+            }
         }
     }
 }

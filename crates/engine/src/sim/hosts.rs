@@ -1,7 +1,6 @@
 //! The hosts' side of the simulation: flows arriving and starting, their
-//! transports' segments put on the NIC (pushed, or pulled by a NIC that
-//! serves its flows round robin), packets delivered to their endpoints,
-//! and the flows' timers.
+//! endpoints' segments put on the NIC (pushed; pulled ones: `nic.rs`),
+//! packets delivered to their endpoints, and the flows' timers.
 
 use super::*;
 
@@ -47,10 +46,9 @@ impl Simulation {
         let ideal = self.flow_ideal(&spec);
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
-        let (conn, opened_now) = self.conns.as_mut().map_or((None, false), |c| c.take(spec.src, spec.dst));
-        // HPCC with each pair's own T (the simulator's GLOBAL_T 0)
-        let rtt = t.pair_rtt().then(|| pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64));
-        let ep = Transport::new(&spec, t, conn, (deadline > 0).then_some(deadline), opened_now, self.cfg.seed, rtt);
+        let base_rtt = pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64);
+        let new = NewFlow { spec: &spec, deadline: (deadline > 0).then_some(deadline), seed: self.cfg.seed, base_rtt };
+        let (ep, opened_now) = self.nodes.hosts.new_flow(&new, t);
         self.counters.connections_opened += opened_now as u64;
         let flow = Flow { spec, ideal, deadline, ep, recorded: false, timers_pending: 0, nic: NicState::Idle, nic_paused: false };
         let slot = self.flows.insert(flow);
@@ -134,132 +132,6 @@ impl Simulation {
         Some(f.spec)
     }
 
-    /// A pulled flow may have a packet to send: into its NIC's round robin
-    /// (unless it is there already, or paced), and the NIC sends if free.
-    pub(super) fn nic_wake_flow(&mut self, slot: u32, id: u32) {
-        if self.nics.is_empty() {
-            return;
-        }
-        let Some(f) = self.flows.get(slot, id) else { return };
-        let host = f.spec.src;
-        if f.nic == NicState::Listed {
-            // a higher rate may have moved its pacing earlier (HPCC's
-            // `ChangeRate` tells the NIC so)
-            let t = f.ep.next_avail().max(self.now);
-            return self.nic_wake_at(host, t);
-        }
-        f.nic = NicState::Listed;
-        self.nics[host as usize].ready.push_back((slot, id));
-        self.nic_pump(host);
-    }
-
-    /// Have the NIC of `host` look at its port and flows at `t`, unless it
-    /// does by then already.
-    pub(super) fn nic_wake_at(&mut self, host: u32, t: Time) {
-        if self.nics[host as usize].wake_at(t) {
-            self.cal.schedule(t, Event::TxDone { port: self.routes.nic(host) });
-        }
-    }
-
-    /// A pulling NIC whose line may be free: send what its port holds
-    /// first, else the next packet of its flows in turn (`nic.rs`).
-    pub(super) fn nic_pump(&mut self, host: u32) {
-        let now = self.now;
-        let port = self.routes.nic(host);
-        let p = &mut self.ports[port as usize];
-        if p.busy_until > now {
-            return self.ensure_wake(port);
-        }
-        let Queue::Pfc(q) = &p.queue else { unreachable!("pulling NICs obey PFC") };
-        if q.has_sendable() {
-            p.busy_until = now;
-            self.catch_up(port, now);
-            return self.ensure_wake(port);
-        }
-        if q.all_paused() {
-            return;
-        }
-        let classes = q.classes();
-        if self.nic_srpt {
-            self.nic_sort_srpt(host);
-        }
-        let mut earliest = Time::MAX;
-        for _ in 0..self.nics[host as usize].ready.len() {
-            let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
-            let Some(f) = self.flows.get(slot, id) else { continue };
-            let label_paused = self.nics[host as usize].label_paused && self.bp.as_ref().is_some_and(|b| b.labelled(id));
-            let class_paused = classes > 1 && {
-                let Queue::Pfc(q) = &self.ports[port as usize].queue else { unreachable!("checked") };
-                q.is_paused(traffic_class(id, classes) as usize)
-            };
-            if f.nic_paused || label_paused || class_paused {
-                // BFC paused this flow's NIC queue, or PFC its class: it
-                // waits, in its place
-                self.nics[host as usize].ready.push_back((slot, id));
-                continue;
-            }
-            let retx_before = f.ep.retransmits();
-            match f.ep.poll(now, &self.cfg.transport) {
-                Poll::Send(seg) => {
-                    self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
-                    self.nics[host as usize].ready.push_back((slot, id));
-                    let spec = self.arm_timers(slot, id).expect("polled");
-                    let mut pkt = self.data_packet(slot, id, &spec, &seg);
-                    if let Some(bp) = &self.bp {
-                        // BFC's upstreamQ: the flow's NIC queue (the one
-                        // of all labelled flows, with IncastLabel)
-                        pkt.prio = if bp.labelled(id) { LABEL_QUEUE } else { slot } as u64;
-                    }
-                    self.counters.data_pkts += 1;
-                    self.counters.host_tx_pkts += 1;
-                    self.counters.host_tx_bytes += pkt.size as u64;
-                    let pid = self.pool.alloc(pkt);
-                    if self.srf {
-                        self.tag_remaining(pid, spec.size, seg.seq);
-                    }
-                    if self.telemetry {
-                        if self.int.len() <= pid as usize {
-                            self.int.resize(pid as usize + 1, IntStack::default());
-                        }
-                        self.int[pid as usize].n = 0;
-                    }
-                    self.ports[port as usize].busy_until = now;
-                    self.transmit_at(port, Hop { id: pid, size: pkt.size, dst: pkt.dst, flow: pkt.flow }, now, false);
-                    return self.ensure_wake(port);
-                }
-                Poll::At(t) => {
-                    earliest = earliest.min(t);
-                    self.nics[host as usize].ready.push_back((slot, id));
-                }
-                Poll::Blocked => f.nic = NicState::Idle,
-            }
-        }
-        if earliest < Time::MAX {
-            self.nic_wake_at(host, earliest);
-        }
-    }
-
-    /// BFC-SRF's header: what is left of its flow at packet `seq` (itself
-    /// included), kept by packet id.
-    fn tag_remaining(&mut self, pid: PacketId, size: u64, seq: u32) {
-        if self.srf_tag.len() <= pid as usize {
-            self.srf_tag.resize(pid as usize + 1, 0);
-        }
-        let mss = self.cfg.transport.mss_bytes() as u64;
-        self.srf_tag[pid as usize] = size.saturating_sub(seq as u64 * mss).max(1);
-    }
-
-    /// Order `host`'s NIC list shortest remaining first (the fewest bytes
-    /// left to send; ties: the earlier flow), for a NIC that serves its
-    /// flows so (Homa's sender, `HomaTransport.cc`'s `SRBF`; BFC-SRF's
-    /// NICs): the round robin that follows then asks them in that order.
-    fn nic_sort_srpt(&mut self, host: u32) {
-        let (flows, cfg) = (&self.flows, &self.cfg.transport);
-        let ready = self.nics[host as usize].ready.make_contiguous();
-        // (flows that ended sort first, and leave the list)
-        ready.sort_by_cached_key(|&(slot, id)| flows.peek(slot, id).map_or((0, 0), |f| (f.ep.bytes_left(cfg), id)));
-    }
-
     /// Packet `id` is delivered to `host`. A data packet's pool slot is
     /// reused for its reply; any other packet leaves the network here.
     pub(super) fn on_host_receive(&mut self, host: u32, id: PacketId) {
@@ -275,11 +147,11 @@ impl Simulation {
         };
         match pkt.kind {
             Kind::Data | Kind::CreditStop => {
-                let reply = f.ep.on_data(now, &pkt, &self.cfg.transport);
+                let reply = f.ep.on_data(now, &pkt, &self.cfg.transport, &mut self.segs);
                 let drives = f.ep.receiver_drives();
                 if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
-                    self.records.push(f.record(now));
+                    self.records.push(record(f, now));
                     self.flow_finished(now);
                 }
                 match reply {
@@ -295,8 +167,8 @@ impl Simulation {
                 if drives {
                     self.receiver_acted(pkt.slot, pkt.flow, now);
                 }
-                if !self.homa_in.is_empty() {
-                    self.homa_receive(host, pkt.slot, pkt.flow);
+                if self.nodes.hosts.acts_after_data() {
+                    self.after_data(host, pkt.slot, pkt.flow);
                 }
             }
             Kind::Pause | Kind::Resume => unreachable!("PFC frames end at the port they reach"),
@@ -304,15 +176,13 @@ impl Simulation {
                 self.pool.release(id);
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.ep.retransmits();
-                let int = self.int.get(id as usize).filter(|_| self.telemetry).copied().unwrap_or_default();
-                f.ep.on_ack(now, &pkt, int.hops(), &self.cfg.transport, &mut segs);
+                let telemetry = self.nodes.telemetry(id);
+                f.ep.on_ack(now, &pkt, telemetry, &self.cfg.transport, &mut segs);
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if f.ep.sender_done() {
                     // FctAt::Sender (with Receiver, the receiver completed first)
-                    let record = (!f.recorded).then(|| f.record(now));
-                    if let Some(c) = self.conns.as_mut() {
-                        c.give_back(f.spec.src, f.spec.dst, f.ep.conn());
-                    }
+                    let record = (!f.recorded).then(|| record(f, now));
+                    self.nodes.hosts.flow_ends(&f.spec, &f.ep);
                     self.flows.remove(pkt.slot);
                     if let Some(r) = record {
                         self.records.push(r);
@@ -327,6 +197,20 @@ impl Simulation {
         }
     }
 
+    /// The hosts act on data their receivers took (a receiver that grants):
+    /// send
+    /// what they answer, from `host`.
+    #[inline(never)]
+    fn after_data(&mut self, host: u32, slot: u32, id: u32) {
+        let mut out = std::mem::take(&mut self.replies);
+        self.nodes.hosts.after_data(host, slot, id, &mut self.flows, &self.cfg.transport, self.now, &mut out);
+        for pkt in out.drain(..) {
+            self.counters.credit_pkts += 1;
+            self.inject(host, pkt);
+        }
+        self.replies = out;
+    }
+
     /// A receiver that has timers of its own and ends its flow
     /// (`Transport::receiver_drives`) took a packet: arm its timers; if
     /// the flow is over, record it (at the end that closes it) and let it go.
@@ -336,7 +220,7 @@ impl Simulation {
         if !f.ep.sender_done() {
             return;
         }
-        let record = (!f.recorded).then(|| f.record(now));
+        let record = (!f.recorded).then(|| record(f, now));
         self.flows.remove(slot);
         if let Some(r) = record {
             self.records.push(r);

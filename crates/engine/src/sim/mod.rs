@@ -1,164 +1,54 @@
 //! The simulation: all state of one run in one value (no globals), and the
-//! event loop that dispatches on `Event`. Schemes plug in through the port
-//! discipline and the host transport; this module only moves packets:
-//! here, through ports and links; the hosts' side (`hosts.rs`), the
-//! shared-buffer, PFC, BFC and credit-throttling switches (`switches.rs`)
-//! and what a run reports (`reports.rs`) are `impl Simulation` blocks of
-//! their own.
+//! event loop that dispatches on `Event`. This module only moves packets;
+//! schemes plug in at the seams (docs/design.md, "The scheme seam"): the
+//! port discipline (`queue::Queue`), the flows' endpoints
+//! (`transport::Endpoint`, `schemes::Transport`) and what schemes keep
+//! across flows at hosts and switches (`schemes::Nodes`), whose hooks the
+//! packet path calls at fixed points. Here: ports and links; the hosts'
+//! side (`hosts.rs`) and the pulling NIC (`nic.rs`), shared-buffer
+//! switches with PFC and self-timed ports (`switches.rs`), and what a run
+//! reports (`reports.rs`) are `impl Simulation` blocks of their own.
 
-mod grants;
 mod hosts;
+mod nic;
 mod reports;
 mod switches;
 
-use crate::backpressure::{Backpressure, LABEL_QUEUE};
-use crate::buffer::{SharedBuffers, Signal};
+use crate::buffer::{SharedBuffers, Signal, NOT_COUNTED};
 use crate::config::{Config, FctAt, Model, SamplePorts};
 use crate::fair_share::{FairShare, Path, MAX_HOPS};
 use crate::flow_level::FlowLevel;
 use crate::ideal::{Active, Ideal};
-use std::collections::{HashMap, VecDeque};
 use crate::event::{slot_bits_for, Calendar, Event};
-use crate::nic::{Nic, NicState};
+use crate::nic::{Nic, NicState, SHARED_QUEUE};
 use crate::metrics::{
     delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioCounts, PrioLosses,
     QueueSample, QueueingDelay, UnfinishedRecord,
 };
-use crate::packet::{flags, Kind, Packet, PacketId, Pool, LINK_LOCAL};
+use crate::packet::{Kind, Packet, PacketId, Pool, LINK_LOCAL};
 use crate::port::{Hop, Port, Transmitted, NO_HINT};
 use crate::queue::{Entry, Queue};
 use crate::routing::Routes;
 use crate::time::{serialization, Time};
 use crate::topology::Network;
-use crate::transport::{Conn, IntHop, IntStack, Poll, Segment, Transport};
+use crate::flows::{Flow, FlowTable};
+use crate::schemes::{Frame, Nodes, Transport};
+use crate::transport::{Factory, NewFlow, Poll, Segment};
 use crate::workload::{traffic_class, FlowGen, FlowSpec};
 
-/// State of one active flow: both endpoints live in the same slot.
-struct Flow {
-    spec: FlowSpec,
-    ideal: Time,
-    /// Absolute deadline (0: none).
-    deadline: Time,
-    ep: Transport,
-    recorded: bool,
-    /// Timer kinds with an entry in the calendar (one bit each).
-    timers_pending: u8,
-    /// A pulled flow's place with its NIC, and whether BFC has paused
-    /// its NIC queue.
-    nic: NicState,
-    nic_paused: bool,
-}
-
-impl Flow {
-    fn record(&self, finish: Time) -> FlowRecord {
-        FlowRecord {
-            id: self.spec.id,
-            src: self.spec.src,
-            dst: self.spec.dst,
-            size: self.spec.size,
-            start: self.spec.start,
-            finish,
-            ideal: self.ideal,
-            retx: self.ep.retransmits(),
-            timeouts: self.ep.timeouts(),
-            deadline: self.deadline,
-        }
-    }
-}
-
-/// Connections that flows reuse, per ordered host pair (the pFabric and
-/// PIAS ns-2 scripts' agent pools): the idle ones, in the order they went
-/// idle. A pair starts with `connections_per_pair` new connections, open
-/// before any flow; a flow takes the one idle longest, or opens another if
-/// all are busy, and gives it back when its sender is done. So a flow never
-/// waits for another (but one that opens a connection may handshake).
-struct ConnPools {
-    per_pair: u32,
-    idle: HashMap<u64, VecDeque<Option<Conn>>>,
-}
-
-impl ConnPools {
-    /// The connection for a new flow of `src` to `dst`: what a reused one
-    /// kept (None: a new one), and whether it is opened now.
-    fn take(&mut self, src: u32, dst: u32) -> (Option<Conn>, bool) {
-        let n = self.per_pair as usize;
-        let pool = self.idle.entry((src as u64) << 32 | dst as u64).or_insert_with(|| vec![None; n].into());
-        match pool.pop_front() {
-            Some(conn) => (conn, false),
-            None => (None, true),
-        }
-    }
-
-    fn give_back(&mut self, src: u32, dst: u32, conn: Conn) {
-        self.idle.get_mut(&((src as u64) << 32 | dst as u64)).expect("taken from this pool").push_back(Some(conn));
-    }
-}
-
-/// Active flows in a slab: slots are reused, so memory follows the number
-/// of active flows, not the total.
-#[derive(Default)]
-struct FlowTable {
-    slots: Vec<Option<Flow>>,
-    /// The id of the flow in each slot (`NO_FLOW`: none), apart from the
-    /// flows: a packet's flow is looked up by slot and checked by id at
-    /// every host it reaches (a late packet of an ended flow must not
-    /// reach the slot's next flow), and this dense column (4 bytes a
-    /// slot) stays in cache where the flows' first lines (528 bytes apart)
-    /// do not; the check touches no line of the flow (on 6,144 hosts, 4-5%
-    /// faster: docs/performance.md).
-    ids: Vec<u32>,
-    free: Vec<u32>,
-    active: u64,
-}
-
-/// No flow in a `FlowTable` slot.
-const NO_FLOW: u32 = u32::MAX;
-
-impl FlowTable {
-    fn insert(&mut self, f: Flow) -> u32 {
-        assert!(f.spec.id != NO_FLOW, "flow ids stop below {NO_FLOW}");
-        self.active += 1;
-        let id = f.spec.id;
-        let s = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = Some(f);
-                s
-            }
-            None => {
-                self.slots.push(Some(f));
-                self.ids.push(NO_FLOW);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.ids[s as usize] = id;
-        s
-    }
-
-    /// The flow in `slot` if it is still flow `id`.
-    #[inline]
-    fn get(&mut self, slot: u32, id: u32) -> Option<&mut Flow> {
-        // (`NO_FLOW` marks an empty slot: no flow has that id)
-        if self.ids.get(slot as usize) != Some(&id) || id == NO_FLOW {
-            return None;
-        }
-        let f = self.slots[slot as usize].as_mut();
-        debug_assert!(f.as_ref().is_some_and(|f| f.spec.id == id));
-        f
-    }
-
-    /// `get`, read-only.
-    fn peek(&self, slot: u32, id: u32) -> Option<&Flow> {
-        if self.ids.get(slot as usize) != Some(&id) || id == NO_FLOW {
-            return None;
-        }
-        self.slots[slot as usize].as_ref()
-    }
-
-    fn remove(&mut self, slot: u32) {
-        self.slots[slot as usize] = None;
-        self.ids[slot as usize] = NO_FLOW;
-        self.free.push(slot);
-        self.active -= 1;
+/// A flow's record once it has finished at `finish`.
+fn record(f: &Flow<Transport>, finish: Time) -> FlowRecord {
+    FlowRecord {
+        id: f.spec.id,
+        src: f.spec.src,
+        dst: f.spec.dst,
+        size: f.spec.size,
+        start: f.spec.start,
+        finish,
+        ideal: f.ideal,
+        retx: f.ep.retransmits(),
+        timeouts: f.ep.timeouts(),
+        deadline: f.deadline,
     }
 }
 
@@ -251,7 +141,12 @@ pub struct Simulation {
     now: Time,
     gen: FlowGen,
     next_flow: Option<FlowSpec>,
-    flows: FlowTable,
+    flows: FlowTable<Transport>,
+    /// What the schemes keep across flows at hosts and switches, and the
+    /// hooks the packet path calls (`schemes::Nodes`).
+    nodes: Nodes,
+    /// Packets a hook asks the hosts to send (reused between calls).
+    replies: Vec<Packet>,
     records: Vec<FlowRecord>,
     counters: Counters,
     segs: Vec<Segment>,
@@ -263,7 +158,6 @@ pub struct Simulation {
     /// event loop asks for what they name one event ahead: on fabrics
     /// whose ports do not stay in cache (`HINTS_FROM_PORTS`).
     hints: bool,
-    conns: Option<ConnPools>,
     /// The flow-level model (`Model::Ideal`, `Model::IdealFq`), and the rate of the
     /// link into each host.
     flow_level: FlowLevel,
@@ -280,9 +174,8 @@ pub struct Simulation {
     /// The switches' shared buffers and PFC, when they have them.
     buffers: Option<SharedBuffers>,
     buffer_samples: Vec<BufferSample>,
-    /// Some port obeys pauses, PFC's or BFC's (so pause frames and shared
-    /// buffers may exist): one predictable test per packet-hop when none
-    /// does.
+    /// Some port obeys pauses (so pause frames and shared buffers may
+    /// exist): one predictable test per packet-hop when none does.
     has_pfc: bool,
     /// The transport's data is pulled by the NICs (`nic.rs`): each host's
     /// round robin, and the host of each NIC port.
@@ -290,49 +183,30 @@ pub struct Simulation {
     nic_host: Vec<u32>,
     /// The NICs serve their flows shortest remaining first, not round robin.
     nic_srpt: bool,
-    /// BFC-SRF's and IdealSRF's header, by packet id: the bytes of its
-    /// flow left at each data packet a NIC sends (empty unless
-    /// `RdmaConfig::srf`).
-    srf_tag: Vec<u64>,
-    srf: bool,
-    /// In-band telemetry by packet id (HPCC; empty otherwise).
-    int: Vec<IntStack>,
-    telemetry: bool,
-    /// BFC's pause counters, when the switch ports are BFC's.
-    bp: Option<Backpressure>,
     /// Data packets' queueing delays at switches (`queueing_delay`).
     delays: Option<QueueingDelay>,
-    /// Homa's receivers: by host, the messages arriving there that are
-    /// still to be granted (`sim/grants.rs`; empty for other transports).
-    homa_in: Vec<Vec<(u32, u32)>>,
-    /// Homa's receivers' scratch lists (`sim/grants.rs`).
-    homa_cands: Vec<crate::transport::homa::Candidate>,
-    homa_grants: Vec<(crate::transport::homa::Candidate, u8, u32)>,
 }
 
 /// `Packet::seq` of a PFC frame, which pauses one priority (traffic
 /// class) of the port, named in `sack_lo`: all its data with one class.
-/// BFC's frames name a queue there instead.
+/// Other frames name one of the queues a port assigns there instead.
 const PFC_CLASS: u32 = u32::MAX;
-
-/// A port of a switch of BFC's generation: its queue takes part in PFC or
-/// BFC's backpressure, or (ideal fair queueing) only in the shared buffer.
-/// Such ports go through `offer_pfc` and make their departures at events
-/// of their own.
-#[inline]
-fn shared_buffer_kind(q: &Queue) -> bool {
-    matches!(q, Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_))
-}
 
 /// Bytes on the wire of a PFC frame: a minimum-size Ethernet frame.
 pub const PFC_FRAME_BYTES: u16 = 64;
 
-/// `Packet::ingress` of a packet the switch's shared buffer does not count
-/// (control frames, ACKs at high priority, anything at a host).
-const NOT_COUNTED: u32 = u32::MAX;
-
 impl Simulation {
     pub fn new(cfg: Config) -> Result<Simulation, String> {
+        Simulation::build(cfg, None)
+    }
+
+    /// A simulation whose transport is defined outside the engine
+    /// (`TransportConfig::Custom`): `factory` makes its flows' endpoints.
+    pub fn with_transport(cfg: Config, factory: Box<dyn Factory>) -> Result<Simulation, String> {
+        Simulation::build(cfg, Some(factory))
+    }
+
+    fn build(cfg: Config, factory: Option<Box<dyn Factory>>) -> Result<Simulation, String> {
         let t = &cfg.transport;
         if t.mss_bytes() == 0 || t.mss_bytes() + t.header_bytes() > u16::MAX as u32 || t.ack_bytes() == 0 {
             return Err("mss_bytes + header_bytes must be in 1..65535 and ack_bytes > 0".into());
@@ -370,7 +244,8 @@ impl Simulation {
             }
         }
         if let crate::config::TransportConfig::Homa(h) = &mut cfg.transport {
-            grants::resolve(h, &net, longest_rtt(&net, &routes, h.mss_bytes as u64))?;
+            let host_bps = net.links.iter().find(|l| net.is_host(l.node)).map_or(0, |l| l.rate_bps);
+            crate::schemes::homa::levels::resolve(h, host_bps, longest_rtt(&net, &routes, h.mss_bytes as u64))?;
         }
         let ports: Vec<Port> = net
             .links
@@ -398,60 +273,20 @@ impl Simulation {
         if classes > 8 {
             return Err(format!("at most 8 traffic classes (PFC's priorities), got {classes}"));
         }
+        let round_robin = cfg.class_scheduling == crate::config::ClassScheduling::RoundRobin;
         for (i, p) in ports.iter_mut().enumerate() {
             let seed = crate::workload::stream_seed(cfg.seed, 0x9e3779b9_u64 << 32 | i as u64);
-            match &mut p.queue {
-                Queue::Pfc(q) => {
-                    q.seed(seed);
-                    q.set_classes(classes, cfg.class_scheduling == crate::config::ClassScheduling::RoundRobin);
-                }
-                Queue::Bfc(q) => {
-                    q.seed(seed);
-                    q.set_classes(classes)?;
-                }
-                _ if classes > 1 => {
-                    return Err("traffic classes need the pfc or bfc discipline on every port".into());
-                }
-                _ => {}
-            }
+            p.queue.set_up(seed, classes, round_robin)?;
         }
         for p in ports.iter_mut() {
             let fast = cfg.port.fifo_fast_path && p.queue.is_fifo();
-            // ExpressPass's ports look at their queues at their own timers
-            p.lazy = !fast && !shared_buffer_kind(&p.queue) && !matches!(p.queue, Queue::Xpass(_));
+            // self-timed ports look at their queues at their own timers
+            p.lazy = !fast && !p.queue.in_shared_buffer() && !p.queue.self_timed();
         }
-        let has_pfc = ports.iter().any(|p| shared_buffer_kind(&p.queue));
-        let bp = match &cfg.bfc {
-            None => None,
-            Some(b) => {
-                if !ports.iter().zip(&net.links).all(|(p, l)| net.is_host(l.node) || matches!(p.queue, Queue::Bfc(_))) {
-                    return Err("BFC's backpressure needs the bfc discipline on every switch port".into());
-                }
-                // one hop's bandwidth-delay product per port: HRTT, the
-                // longest round trip over the switch's links, at the rate
-                let bdp = net
-                    .links
-                    .iter()
-                    .map(|l| {
-                        let hrtt = b.hrtt_ps.unwrap_or_else(|| {
-                            2 * net.nodes[l.node as usize].ports.iter().map(|&q| net.links[q as usize].delay_ps).max().unwrap_or(0)
-                        });
-                        (hrtt as u128 * l.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64
-                    })
-                    .collect();
-                if !(b.sample > 0.0 && b.sample <= 1.0) {
-                    return Err(format!("bfc.sample must be in (0, 1], got {}", b.sample));
-                }
-                let mut bp = Backpressure::new(bdp, b.pause_threshold_bytes);
-                bp.nic_pauses = b.nic_pauses;
-                bp.sample = b.sample;
-                bp.label(&b.labelled_flows);
-                Some(bp)
-            }
-        };
+        let has_pfc = ports.iter().any(|p| p.queue.in_shared_buffer());
         let pulled = cfg.transport.pulled();
         let telemetry = cfg.transport.telemetry();
-        if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || matches!(p.queue, Queue::Pfc(_))) {
+        if pulled && !net.links.iter().zip(&ports).all(|(l, p)| !net.is_host(l.node) || p.queue.in_shared_buffer()) {
             return Err("a transport the NIC pulls needs the pfc discipline on every host NIC".into());
         }
         if cfg.queueing_delay
@@ -473,19 +308,13 @@ impl Simulation {
         for p in ports.iter_mut() {
             p.fixes_acks = cfg.port.fifo_fast_path
                 && p.lazy
-                && matches!(p.queue, Queue::PFabric(_))
+                && p.queue.acks_go_ahead()
                 && !cfg.queueing_delay
                 && cfg.shared_buffer.is_none()
                 && !pulled;
         }
         check_lossless_homa(&cfg, &net, &ports)?;
         check_srf(&cfg, &ports)?;
-        let srf = matches!(cfg.transport, crate::config::TransportConfig::Rdma(crate::config::RdmaConfig { srf: true, .. }));
-        let homa_in = if matches!(cfg.transport, crate::config::TransportConfig::Homa(_)) {
-            vec![Vec::new(); net.hosts as usize]
-        } else {
-            vec![]
-        };
         let nics: Vec<Nic> = if pulled { (0..net.hosts).map(|_| Nic::default()).collect() } else { vec![] };
         let nic_host: Vec<u32> = if pulled {
             net.links.iter().map(|l| if net.is_host(l.node) { l.node } else { u32::MAX }).collect()
@@ -496,7 +325,7 @@ impl Simulation {
             None => None,
             Some(b) => {
                 let pfc_ports = |host: bool| {
-                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| shared_buffer_kind(&p.queue))
+                    ports.iter().zip(&net.links).filter(|(_, l)| net.is_host(l.node) == host).all(|(p, _)| p.queue.in_shared_buffer())
                 };
                 if !pfc_ports(false) || (b.pfc && !pfc_ports(true)) {
                     return Err("a shared buffer needs the pfc, bfc or fq discipline on every switch port (and, with PFC, on every host NIC)".into());
@@ -505,16 +334,16 @@ impl Simulation {
             }
         };
         if buffers.is_none()
-            && ports.iter().zip(&net.links).any(|(p, l)| !net.is_host(l.node) && matches!(p.queue, Queue::Bfc(_) | Queue::Fq(_)))
+            && ports.iter().zip(&net.links).any(|(p, l)| !net.is_host(l.node) && p.queue.needs_shared_buffer())
         {
             // their flow tables and queues are released as packets leave a
             // switch's buffer
             return Err("the bfc and fq disciplines need a shared buffer: set shared_buffer".into());
         }
         // strict-priority ports count their losses by class
-        let by_class = ports.iter().any(|p| matches!(p.queue, crate::queue::Queue::Prio(_)));
+        let by_class = ports.iter().any(|p| p.queue.by_class());
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
-        let cfg_conns = cfg.transport.connections_per_pair();
+        let nodes = Nodes::new(&cfg, &net, &ports, factory)?;
         let place: Vec<u8> = net
             .links
             .iter()
@@ -573,13 +402,14 @@ impl Simulation {
             gen,
             next_flow,
             flows: FlowTable::default(),
+            nodes,
+            replies: Vec::new(),
             records: Vec::new(),
             counters: Counters::default(),
             segs: Vec::with_capacity(64),
             status: Status::Running,
             all_fifo_fast,
             hints,
-            conns: cfg_conns.map(|per_pair| ConnPools { per_pair, idle: HashMap::new() }),
             flow_level,
             downlink,
             done: Vec::new(),
@@ -592,17 +422,9 @@ impl Simulation {
             nics,
             nic_host,
             nic_srpt,
-            srf_tag: Vec::new(),
-            srf,
-            int: Vec::new(),
-            telemetry,
-            bp,
             delays,
             buffers,
             buffer_samples: Vec::new(),
-            homa_in,
-            homa_cands: Vec::new(),
-            homa_grants: Vec::new(),
         })
     }
 
@@ -826,15 +648,15 @@ impl Simulation {
             self.transmit_at(port, hop, start, start > now);
             return;
         }
-        match p.queue {
-            Queue::Pfc(_) | Queue::Bfc(_) | Queue::Fq(_) => self.offer_pfc(port, hop),
-            Queue::Xpass(_) => self.offer_xpass(port, hop),
-            _ => {
-                if self.delays.is_some() {
-                    self.delay_arrive(port, hop.id);
-                }
-                self.offer_lazy(port, hop)
+        if p.queue.in_shared_buffer() {
+            self.offer_pfc(port, hop)
+        } else if p.queue.self_timed() {
+            self.offer_timed(port, hop)
+        } else {
+            if self.delays.is_some() {
+                self.delay_arrive(port, hop.id);
             }
+            self.offer_lazy(port, hop)
         }
     }
 
@@ -871,8 +693,7 @@ impl Simulation {
             // (the arrival or a larger number always is). Its departure is
             // fixed now, as on the FIFO fast path, with no catch-up to make
             // it: about a quarter of the packets pFabric's ports queue.
-            let Queue::PFabric(q) = &p.queue else { unreachable!("fixes_acks is pFabric's") };
-            if !q.holds_zero() {
+            if p.queue.ack_may_go_ahead() {
                 p.add_bytes(hop.size as u64);
                 let start = p.busy_until;
                 self.transmit_at(port, hop, start, true);
@@ -915,10 +736,8 @@ impl Simulation {
         if self.flows.get(pkt.slot, pkt.flow).is_some_and(|f| f.spec.size <= mss) {
             subsets |= delay_subset::SINGLE;
         }
-        if let crate::config::TransportConfig::Homa(h) = &self.cfg.transport {
-            if pkt.seq >= h.rtt_packets() {
-                subsets |= delay_subset::SCHEDULED;
-            }
+        if self.nodes.hosts.scheduled(&pkt, &self.cfg.transport) {
+            subsets |= delay_subset::SCHEDULED;
         }
         let now = self.now;
         self.delays.as_mut().expect("queueing_delay").enter(id, now, subsets);
@@ -1030,7 +849,7 @@ impl Simulation {
         if pkt.kind == Kind::Data && self.cfg.transport.perfect_retransmit() {
             // idealized retransmission: the sender knows at once
             if let Some(f) = self.flows.get(pkt.slot, pkt.flow) {
-                f.ep.lost(pkt.seq);
+                f.ep.on_loss(pkt.seq);
                 self.nic_wake_flow(pkt.slot, pkt.flow);
             }
         }

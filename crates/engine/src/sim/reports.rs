@@ -12,11 +12,7 @@ impl Simulation {
         self.catch_up_all();
         for &i in &self.sampled {
             let (pkts, bytes, _, _) = self.ports[i as usize].occupancy(now);
-            let flows = match &self.ports[i as usize].queue {
-                Queue::Bfc(b) => b.active_flows,
-                Queue::Fq(q) => q.active_flows() as u32,
-                _ => 0,
-            };
+            let flows = self.ports[i as usize].queue.flows_held();
             self.samples.push(QueueSample { time: now, port: i, pkts: pkts as u32, bytes, flows });
         }
         if let Some(b) = &self.buffers {
@@ -30,9 +26,7 @@ impl Simulation {
             let t = &self.cfg.transport;
             let mut active: Vec<FlowSample> = self
                 .flows
-                .slots
                 .iter()
-                .flatten()
                 .map(|f| FlowSample { time: now, flow: f.spec.id, delivered: f.ep.delivered_bytes(t) })
                 .collect();
             active.sort_unstable_by_key(|x| x.flow);
@@ -73,9 +67,7 @@ impl Simulation {
     pub fn unfinished(&self) -> Vec<UnfinishedRecord> {
         let mut out: Vec<UnfinishedRecord> = self
             .flows
-            .slots
             .iter()
-            .flatten()
             .filter(|f| !f.recorded)
             .map(|f| UnfinishedRecord {
                 id: f.spec.id,
@@ -186,12 +178,7 @@ impl Simulation {
                 let queued: u64 = self.net.nodes[node as usize]
                     .ports
                     .iter()
-                    .map(|&p| match &self.ports[p as usize].queue {
-                        Queue::Pfc(q) => q.data_bytes(),
-                        Queue::Bfc(q) => q.data_bytes(),
-                        Queue::Fq(q) => q.data_bytes(),
-                        _ => 0,
-                    })
+                    .map(|&p| self.ports[p as usize].queue.shared_bytes())
                     .sum();
                 assert_eq!(b.used(node).map(|u| u.0), Some(queued), "switch {node}'s buffer accounting");
             }
@@ -211,8 +198,8 @@ impl Simulation {
             .iter()
             .zip(&self.net.links)
             .enumerate()
-            .map(|(i, (p, l))| (i, p.stats(), l))
-            .map(|(i, stats, l)| PortReport {
+            .map(|(i, (p, l))| (i, p.stats(), l, p.queue.assignments()))
+            .map(|(i, stats, l, (assignments, collisions))| PortReport {
                 port: i as u32,
                 node: l.node,
                 peer: l.peer,
@@ -223,18 +210,9 @@ impl Simulation {
                 drops: stats.drops,
                 marks: stats.marks,
                 max_queue_bytes: stats.max_bytes,
-                paused_ps: match &self.ports[i].queue {
-                    Queue::Pfc(q) => q.paused_ps(self.now),
-                    _ => 0,
-                },
-                bfc_assignments: match &self.ports[i].queue {
-                    Queue::Bfc(b) => b.assignments,
-                    _ => 0,
-                },
-                bfc_collisions: match &self.ports[i].queue {
-                    Queue::Bfc(b) => b.collisions,
-                    _ => 0,
-                },
+                paused_ps: self.ports[i].queue.paused_ps(self.now),
+                bfc_assignments: assignments,
+                bfc_collisions: collisions,
             })
             .collect()
     }
@@ -245,17 +223,10 @@ impl Simulation {
         self.delays.as_ref().map(QueueingDelay::reports)
     }
 
-    /// Homa's levels as the simulation resolved them (`None` for other
-    /// transports).
-    pub fn homa_levels(&self) -> Option<crate::metrics::HomaReport> {
-        let crate::config::TransportConfig::Homa(h) = &self.cfg.transport else { return None };
-        Some(crate::metrics::HomaReport {
-            rtt_bytes: h.rtt_bytes.unwrap_or(0),
-            unscheduled_levels: h.resolved.unscheduled,
-            scheduled_levels: h.levels - h.resolved.unscheduled,
-            overcommit: h.overcommit,
-            cutoffs: h.resolved.cutoffs.clone(),
-        })
+    /// What the run's scheme reports of itself, beside the ports (Homa's
+    /// levels), as the scheme's module writes it (`schemes::report`).
+    pub fn scheme_report(&self) -> Option<crate::schemes::Report> {
+        crate::schemes::report(&self.cfg.transport)
     }
 
     /// Counters with the port-level totals folded in.

@@ -26,7 +26,7 @@
 //! trip, and the long-run growth is the TCP-friendly estimate's (tested
 //! below).
 
-use crate::config::Cc;
+use super::{Kept, Sent, Window, WindowLaw};
 use crate::time::{Time, PS_PER_S};
 
 /// CUBIC's constants (RFC 8312 §5; Linux: `bic_scale` 41 gives C = 0.4,
@@ -41,19 +41,6 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// RFC 8312 §4.2: grow at least as fast as the Reno-friendly estimate.
     pub tcp_friendly: bool,
-}
-
-impl CubicParams {
-    /// CUBIC's constants, if the configured congestion control is CUBIC.
-    #[inline]
-    pub fn of(cc: &Cc) -> Option<CubicParams> {
-        match *cc {
-            Cc::Cubic { c, beta, fast_convergence, tcp_friendly } => {
-                Some(CubicParams { c, beta, fast_convergence, tcp_friendly })
-            }
-            _ => None,
-        }
-    }
 }
 
 /// CUBIC's state for one sender. Plain data: the sender calls it at each
@@ -143,6 +130,62 @@ impl Cubic {
     /// CUBIC on entering the Loss state, after taking its ssthresh).
     pub fn reset(&mut self) {
         *self = Cubic::default();
+    }
+}
+
+/// CUBIC as a sender's window law: its constants and state.
+#[derive(Clone, Copy, Debug)]
+pub struct CubicLaw {
+    pub p: CubicParams,
+    pub state: Cubic,
+}
+
+impl WindowLaw for CubicLaw {
+    /// Linux 3.18 `tcp_cong_avoid_ai` with the integer `cnt`: the count is
+    /// tested before it is raised, so +1 every cnt + 1 ACKs.
+    fn grow(&mut self, now: Time, w: &mut Window, _sent: &Sent) {
+        let cnt = self.state.acks_per_increase(now, w.cwnd, &self.p).floor();
+        if w.ca_acks as f64 >= cnt {
+            w.ca_acks = 0;
+            w.cwnd += 1.0;
+        } else {
+            w.ca_acks += 1;
+        }
+    }
+
+    /// Linux's CUBIC takes an echo as a loss: beta of the window (and
+    /// `tcp_init_cwnd_reduction` clears the count).
+    fn echo_cut(&mut self, w: &mut Window, _sent: &Sent) -> f64 {
+        w.ca_acks = 0;
+        self.state.reduce(w.cwnd, &self.p)
+    }
+
+    /// Linux: beta of the window (`bictcp_recalc_ssthresh`).
+    fn loss_ssthresh(&mut self, w: &mut Window, _flight: f64) -> f64 {
+        w.ca_acks = 0;
+        self.state.reduce(w.cwnd, &self.p).floor()
+    }
+
+    /// Linux `tcp_enter_loss`: a new ssthresh from CUBIC only on the first
+    /// timeout since progress, outside a recovery or an echo's window
+    /// (else the one set then stands); then CUBIC starts over
+    /// (`bictcp_state`, Loss).
+    fn timeout_ssthresh(&mut self, cwnd: f64, first: bool, reducing: bool, _last_cut_echo: bool) -> Option<f64> {
+        let ssthresh = (first && !reducing).then(|| self.state.reduce(cwnd, &self.p).floor());
+        self.state.reset();
+        ssthresh
+    }
+
+    fn ignores_echoes_after_timeout(&self) -> bool {
+        true
+    }
+
+    fn rtt_sample(&mut self, rtt: Time) {
+        self.state.rtt_sample(rtt);
+    }
+
+    fn kept(&self) -> Kept {
+        Kept { w_max: self.state.w_max, ..Kept::default() }
     }
 }
 

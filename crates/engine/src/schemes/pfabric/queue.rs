@@ -16,7 +16,7 @@
 //!   starvation prevention (§4.1, "keep_order"), the earliest queued packet
 //!   of that packet's flow is sent instead.
 
-use super::{Admit, Entry};
+use crate::queue::{Admit, Entry};
 use crate::packet::Hop;
 
 /// No node: the end of a list, or an empty group.

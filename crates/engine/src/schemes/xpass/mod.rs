@@ -3,7 +3,7 @@
 //! `ns2-xpass`, `xpass.cc`; docs/schemes.md, `expresspass`). Receiver
 //! driven: the sender asks for credits (a credit request); the receiver
 //! paces credits towards the sender; switch ports rate-limit credits
-//! (`queue/xpass.rs`) and drop the excess; each credit that reaches the
+//! (`queue.rs`) and drop the excess; each credit that reaches the
 //! sender lets one data packet out. The receiver learns the credit loss
 //! from the credit numbers the data echoes and sets its credit rate by the
 //! feedback control of the paper's Algorithm 1.
@@ -12,13 +12,15 @@
 //! Segments of kind `Credit` (and NACKs, kind `Ack`) go from the receiver
 //! to the sender; `Data` and `CreditStop` from the sender to the receiver.
 
-use super::Segment;
+pub mod queue;
+
 use crate::config::XpassConfig;
 use crate::packet::{flags, Kind, Packet};
 use crate::time::{Time, PS_PER_S};
+use crate::transport::{Cx, Endpoint, Segment};
 use crate::workload::FlowSpec;
 
-/// Timer kinds of an ExpressPass flow (`event::timer`).
+/// Timer kinds of an ExpressPass flow.
 pub mod timer {
     /// The receiver's next credit.
     pub const CREDIT: u8 = 0;
@@ -396,6 +398,62 @@ impl XpassFlow {
     /// Credit bytes per second the receiver sends at.
     pub fn credit_rate(&self) -> f64 {
         self.rate
+    }
+}
+
+impl Endpoint for XpassFlow {
+    type Config = XpassConfig;
+
+    fn start(&mut self, cx: &mut Cx<XpassConfig>) {
+        XpassFlow::start(self, cx.now, cx.cfg, cx.out)
+    }
+
+    /// A credit or a NACK reaches the sender.
+    fn on_ack(&mut self, cx: &mut Cx<XpassConfig>, pkt: &Packet) {
+        XpassFlow::on_ack(self, cx.now, pkt, cx.cfg, cx.out)
+    }
+
+    /// Data or a CREDIT_STOP reaches the receiver.
+    fn on_data(&mut self, cx: &mut Cx<XpassConfig>, pkt: &Packet) -> Option<Packet> {
+        XpassFlow::on_data(self, cx.now, pkt, cx.cfg)
+    }
+
+    /// The receiver's credits run on its timers, and it ends the flow.
+    fn receiver_drives(&self) -> bool {
+        true
+    }
+
+    fn timer_kinds(&self) -> u8 {
+        4
+    }
+
+    fn deadline(&self, kind: u8) -> Option<Time> {
+        XpassFlow::deadline(self, kind)
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx<XpassConfig>, kind: u8) {
+        XpassFlow::on_timer(self, cx.now, kind, cx.cfg, cx.out)
+    }
+
+    fn receiver_complete(&self) -> bool {
+        XpassFlow::receiver_complete(self)
+    }
+
+    /// The flow is over (see `closed`).
+    fn sender_done(&self) -> bool {
+        self.closed()
+    }
+
+    fn delivered_bytes(&self, cfg: &XpassConfig) -> u64 {
+        XpassFlow::delivered_bytes(self, cfg)
+    }
+
+    fn retransmits(&self) -> u32 {
+        self.retx
+    }
+
+    fn timeouts(&self) -> u32 {
+        self.timeouts
     }
 }
 

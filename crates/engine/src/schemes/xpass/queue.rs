@@ -11,7 +11,7 @@
 //!
 //! A credit is a packet with `flags::CLASS0` (`Entry::class == 0`).
 
-use super::{Admit, Entry};
+use crate::queue::{Admit, Entry};
 use crate::packet::Hop;
 use crate::ring::Ring;
 use crate::time::{Time, PS_PER_S};

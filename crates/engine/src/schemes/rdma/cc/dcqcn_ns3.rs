@@ -18,7 +18,10 @@
 //! - a target more than 10x the rate at the first step of a count is cut
 //!   to an eighth instead of raised.
 
-use crate::config::DcqcnNs3Config;
+use super::timer;
+use super::{Feedback, Pacing, RateLaw};
+use crate::config::{DcqcnNs3Config, RdmaCc, RdmaConfig};
+use crate::packet::{flags, Kind, Packet};
 use crate::time::Time;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,6 +193,97 @@ impl NotificationPoint {
     pub fn tick(&mut self) -> bool {
         self.next_tick = None;
         std::mem::take(&mut self.marked)
+    }
+}
+
+/// ns3-rdma's DCQCN as a queue pair's law: both ends' state, and the CNP
+/// the receiver owes.
+#[derive(Debug)]
+pub struct Ns3Dcqcn {
+    rp: ReactionPoint,
+    np: NotificationPoint,
+    /// The receiver's CNP, made from the flow's first data packet.
+    template: Option<Packet>,
+    due: Option<Packet>,
+}
+
+impl Ns3Dcqcn {
+    pub fn new(c: &DcqcnNs3Config, line_bps: u64) -> Ns3Dcqcn {
+        Ns3Dcqcn { rp: ReactionPoint::new(c, line_bps), np: NotificationPoint::default(), template: None, due: None }
+    }
+}
+
+impl RateLaw for Ns3Dcqcn {
+    fn on_ack(&mut self, fb: &Feedback, p: &mut Pacing, cfg: &RdmaConfig) {
+        let RdmaCc::DcqcnNs3(c) = &cfg.cc else { return };
+        if fb.ack.has(flags::ECE) {
+            p.rate_bps = self.rp.cnp(fb.now, p.rate_bps, c);
+        }
+    }
+
+    /// ns3-rdma counts bytes at dequeue, after pacing this packet.
+    fn on_sent(&mut self, size: u16, p: &mut Pacing, cfg: &RdmaConfig) {
+        let RdmaCc::DcqcnNs3(c) = &cfg.cc else { return };
+        p.rate_bps = self.rp.sent(size as u32, p.rate_bps, p.line_bps, c);
+    }
+
+    /// Every packet counts towards the CNP, duplicates too.
+    fn on_receive(&mut self, now: Time, data: &Packet, cfg: &RdmaConfig) {
+        let RdmaCc::DcqcnNs3(c) = &cfg.cc else { return };
+        self.np.on_data(now, data.has(flags::CE), c);
+        self.template.get_or_insert(Packet {
+            seq: 0,
+            sack_lo: 0,
+            sack_hi: 0,
+            prio: 0,
+            src: data.dst,
+            dst: data.src,
+            size: cfg.ack_bytes as u16,
+            kind: Kind::Ack,
+            flags: flags::ECE,
+            ..*data
+        });
+    }
+
+    /// ACKs do not echo marks: the CNP does.
+    fn echoes_marks(&self) -> bool {
+        false
+    }
+
+    fn timer_kinds(&self) -> u8 {
+        4
+    }
+
+    fn deadline(&self, kind: u8) -> Option<Time> {
+        match kind {
+            timer::ALPHA => self.rp.next_alpha,
+            timer::CNP => self.np.next_tick,
+            _ => self.rp.next_increase,
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, kind: u8, expected: u32, p: &mut Pacing, cfg: &RdmaConfig) {
+        let RdmaCc::DcqcnNs3(c) = &cfg.cc else { return };
+        match kind {
+            timer::ALPHA => self.rp.alpha_timer(now, c),
+            timer::INCREASE => p.rate_bps = self.rp.increase_timer(now, p.rate_bps, p.line_bps, c),
+            _ => {
+                // timer::CNP
+                if self.np.tick() {
+                    let t = self.template.expect("a tick follows a data packet");
+                    self.due = Some(Packet { seq: expected, ..t });
+                }
+            }
+        }
+    }
+
+    /// The receiver's CNP tick.
+    fn receiver_has_timer(&self) -> bool {
+        true
+    }
+
+    fn take_reply(&mut self) -> Option<Packet> {
+        self.due.take()
     }
 }
 

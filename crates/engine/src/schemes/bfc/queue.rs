@@ -25,7 +25,7 @@
 //! size a flow writes into each packet it sends; ties: the lower queue),
 //! in place of deficit round robin (`set_srf`).
 //!
-//! **Backpressure** (§3.3.2) is the switch's (`sim/switches.rs`, with the pause
+//! **Backpressure** (§3.3.2) is the switch's (`switch.rs`, with the pause
 //! counters): this port reports the queue it assigned, the queue's length
 //! before the packet, and the number of active queues (non-empty and not
 //! paused), from which the pause threshold follows. A pause from the

@@ -42,7 +42,7 @@ pub fn flow_key(flow: u32) -> u64 {
 
 /// The upstream queue a NIC's labelled flows share (their `upstreamQ`):
 /// a pause naming it stops them all.
-pub const LABEL_QUEUE: u32 = u32::MAX - 1;
+pub const LABEL_QUEUE: u32 = crate::nic::SHARED_QUEUE;
 
 /// The flow-table key all labelled flows share.
 const LABEL_KEY: u64 = 0x1abe_11ed_0000_0000;
