@@ -297,6 +297,44 @@ pub enum Discipline {
     },
 }
 
+/// What the engine asks of a discipline before it builds the ports
+/// (`queue::Queue` answers the same at run time).
+impl Discipline {
+    pub fn is_fifo(&self) -> bool {
+        matches!(self, Discipline::Fifo)
+    }
+
+    /// PFC's port: a data queue that pause frames stop by class.
+    pub fn is_pfc(&self) -> bool {
+        matches!(self, Discipline::Pfc { .. })
+    }
+
+    /// In a switch's shared buffer (PFC's, BFC's and fair queueing's).
+    pub fn in_shared_buffer(&self) -> bool {
+        matches!(self, Discipline::Pfc { .. } | Discipline::Bfc { .. } | Discipline::Fq { .. })
+    }
+
+    /// Per-flow state released as packets leave a shared buffer.
+    pub fn needs_shared_buffer(&self) -> bool {
+        matches!(self, Discipline::Bfc { .. } | Discipline::Fq { .. })
+    }
+
+    /// Keeps a queue (or a share of its queues) per traffic class.
+    pub fn has_classes(&self) -> bool {
+        matches!(self, Discipline::Pfc { .. } | Discipline::Bfc { .. })
+    }
+
+    /// Decides its departures at timers of its own (ExpressPass's).
+    pub fn self_timed(&self) -> bool {
+        matches!(self, Discipline::Xpass { .. })
+    }
+
+    /// Orders by the packets' remaining-size header (BFC-SRF, IdealSRF).
+    pub fn orders_by_remaining_size(&self) -> bool {
+        matches!(self, Discipline::Bfc { srf: true, .. } | Discipline::Fq { srf: true, .. })
+    }
+}
+
 /// BFC's backpressure: the pause threshold, and the variants of its
 /// appendix.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -23,6 +23,7 @@ pub mod packet;
 pub mod port;
 pub mod prefetch;
 pub mod queue;
+pub mod resolve;
 pub mod ring;
 pub mod routing;
 pub mod schemes;

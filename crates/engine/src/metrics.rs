@@ -471,6 +471,9 @@ pub struct PortReport {
     pub paused_ps: Time,
     /// BFC ports: flows given a queue, and those whose queue already held
     /// packets (collisions).
-    pub bfc_assignments: u64,
-    pub bfc_collisions: u64,
+    /// (named by BFC's in the summary, the only discipline that assigns)
+    #[serde(rename = "bfc_assignments")]
+    pub queue_assignments: u64,
+    #[serde(rename = "bfc_collisions")]
+    pub queue_collisions: u64,
 }

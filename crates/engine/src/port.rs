@@ -145,10 +145,7 @@ pub fn prefetch_port(ports: &[Port], i: u32) {
 impl Port {
     pub fn new(rate_bps: u64, delay_ps: Time, peer: u32, cfg: &QueueConfig) -> Port {
         let mut p = Port::fifo(rate_bps, delay_ps, peer, cfg.limit_bytes.unwrap_or(u64::MAX), cfg.ecn_threshold_bytes);
-        p.queue = Queue::new(cfg);
-        if let (Queue::Xpass(q), crate::config::Discipline::Xpass { credit_share, .. }) = (&mut p.queue, &cfg.discipline) {
-            q.set_rate(rate_bps, *credit_share);
-        }
+        p.queue = Queue::new(cfg, rate_bps);
         p
     }
 

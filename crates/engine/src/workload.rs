@@ -117,6 +117,18 @@ fn stream(seed: u64, purpose: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, purpose))
 }
 
+/// A flow's absolute deadline (0: none): its draw after the start, but no
+/// sooner than `min_factor` times its FCT on the idle network, `ideal`
+/// (pFabric §5.4.2's workload).
+pub fn absolute_deadline(cfg: &WorkloadConfig, spec: &FlowSpec, ideal: Time) -> Time {
+    let Some(draw) = spec.deadline_draw else { return 0 };
+    let factor = match cfg {
+        WorkloadConfig::Generated { deadlines: Some(d), .. } => d.min_factor,
+        _ => 1.0,
+    };
+    spec.start + draw.max((ideal as f64 * factor).ceil() as Time)
+}
+
 /// The seed of the run's random stream for `purpose` (streams for
 /// different purposes are independent, so adding one changes no other).
 pub fn stream_seed(seed: u64, purpose: u64) -> u64 {

@@ -98,7 +98,8 @@ pub enum Queue {
 }
 
 impl Queue {
-    pub fn new(cfg: &QueueConfig) -> Queue {
+    /// The discipline of `cfg` on a port of `rate_bps`.
+    pub fn new(cfg: &QueueConfig, rate_bps: u64) -> Queue {
         match cfg.discipline {
             Discipline::Fifo => Queue::Fifo(Ring::new()),
             Discipline::Pfabric { starvation_prevention, classes: 1 } => {
@@ -117,8 +118,10 @@ impl Queue {
                 .with_dynamic_threshold(dt_alpha),
             ),
             Discipline::Pfc { acks_high_priority, red } => Queue::Pfc(pfc::PfcQueue::new(acks_high_priority, red)),
-            Discipline::Xpass { credit_queue_bytes, bucket_bytes, .. } => {
-                Queue::Xpass(xpass::XpassQueue::new(credit_queue_bytes, bucket_bytes))
+            Discipline::Xpass { credit_queue_bytes, bucket_bytes, credit_share } => {
+                let mut q = xpass::XpassQueue::new(credit_queue_bytes, bucket_bytes);
+                q.set_rate(rate_bps, credit_share);
+                Queue::Xpass(q)
             }
             Discipline::Fq { quantum_bytes, srf } => {
                 let mut q = fq::FqQueues::new(quantum_bytes);

@@ -23,7 +23,7 @@ pub mod rdma;
 pub mod tcp;
 pub mod xpass;
 
-use crate::config::{Config, RdmaConfig, TransportConfig};
+use crate::config::{Config, QueueConfig, RdmaConfig, TransportConfig};
 use crate::flows::FlowTable;
 use crate::packet::{Hop, Kind, Packet, PacketId};
 use crate::port::Port;
@@ -294,7 +294,7 @@ pub use bfc::switch::Frame;
 impl Nodes {
     /// What the schemes of `cfg` keep, on `net` with `ports`; a transport
     /// defined outside the engine needs its `factory`.
-    pub fn new(cfg: &Config, net: &Network, ports: &[Port], factory: Option<Box<dyn Factory>>) -> Result<Nodes, String> {
+    pub fn new(cfg: &Config, net: &Network, factory: Option<Box<dyn Factory>>) -> Result<Nodes, String> {
         let srf = match &cfg.transport {
             TransportConfig::Rdma(RdmaConfig { srf: true, mss_bytes, .. }) => Some(rdma::srf::Srf::new(*mss_bytes as u64)),
             _ => None,
@@ -303,7 +303,7 @@ impl Nodes {
             hosts: Hosts::new(&cfg.transport, net.hosts, factory)?,
             srf,
             telemetry: rdma::telemetry::Stamps::of(&cfg.transport),
-            bfc: bfc::switch::backpressure(cfg, net, ports)?,
+            bfc: bfc::switch::backpressure(cfg, net),
         })
     }
 
@@ -404,4 +404,29 @@ pub fn report(cfg: &TransportConfig) -> Option<Report> {
         TransportConfig::Homa(h) => Some(("homa", serde_json::to_value(homa::levels::report(h)).expect("plain data"))),
         _ => None,
     }
+}
+
+/// Fill in what a scheme's configuration leaves to the network, before
+/// the engine is built (`resolve.rs`); `rtt`: the network's longest base
+/// RTT.
+pub fn resolve(t: &mut TransportConfig, net: &Network, rtt: Time) -> Result<(), String> {
+    match t {
+        TransportConfig::Rdma(r) => rdma::resolve(r, rtt),
+        TransportConfig::Homa(h) => {
+            let host_bps = net.links.iter().find(|l| net.is_host(l.node)).map_or(0, |l| l.rate_bps);
+            homa::levels::resolve(h, host_bps, rtt)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The combinations a scheme does not run (`ports`: each link's port).
+pub fn check(cfg: &Config, net: &Network, ports: &[&QueueConfig]) -> Result<(), String> {
+    bfc::switch::check(cfg, net, ports)?;
+    rdma::telemetry::check(cfg)?;
+    if let TransportConfig::Homa(_) = cfg.transport {
+        homa::levels::check_lossless(cfg, net, ports)?;
+    }
+    rdma::srf::check(cfg, ports)
 }

@@ -31,22 +31,16 @@ impl Simulation {
         }
     }
 
-    /// A flow's deadline (0: none): its draw after the start, but no sooner
-    /// than `min_factor` times its FCT on the idle network (pFabric §5.4.2).
+    /// A flow's absolute deadline (0: none; `workload::absolute_deadline`).
     pub(super) fn absolute_deadline(&self, spec: &FlowSpec, ideal: Time) -> Time {
-        let Some(draw) = spec.deadline_draw else { return 0 };
-        let factor = match &self.cfg.workload {
-            crate::config::WorkloadConfig::Generated { deadlines: Some(d), .. } => d.min_factor,
-            _ => 1.0,
-        };
-        spec.start + draw.max((ideal as f64 * factor).ceil() as Time)
+        crate::workload::absolute_deadline(&self.cfg.workload, spec, ideal)
     }
 
     pub(super) fn start_flow(&mut self, spec: FlowSpec) {
         let ideal = self.flow_ideal(&spec);
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
-        let base_rtt = pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64);
+        let base_rtt = crate::resolve::pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64);
         let new = NewFlow { spec: &spec, deadline: (deadline > 0).then_some(deadline), seed: self.cfg.seed, base_rtt };
         let (ep, opened_now) = self.nodes.hosts.new_flow(&new, t);
         self.counters.connections_opened += opened_now as u64;
@@ -79,7 +73,7 @@ impl Simulation {
     }
 
     /// A packet of `kind` other than data that an endpoint sends
-    /// (ExpressPass's credits from the receiver; its stops from the sender).
+    /// (credits from the receiver; a sender's control packets).
     #[inline(never)]
     pub(super) fn send_control(&mut self, spec: &FlowSpec, kind: Kind, mut pkt: Packet) {
         pkt.kind = kind;

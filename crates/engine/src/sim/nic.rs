@@ -17,8 +17,8 @@ impl Simulation {
         let Some(f) = self.flows.get(slot, id) else { return };
         let host = f.spec.src;
         if f.nic == NicState::Listed {
-            // a higher rate may have moved its pacing earlier (the HPCC
-            // simulator's `ChangeRate` tells the NIC so)
+            // a higher rate may have moved its pacing earlier (a law that
+            // re-paces on a new rate tells the NIC so)
             let t = f.ep.next_avail().max(self.now);
             return self.nic_wake_at(host, t);
         }

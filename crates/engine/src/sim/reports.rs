@@ -141,7 +141,8 @@ impl Simulation {
         let wire = spec.size + spec.size.div_ceil(mss) * hdr;
         let first_pkt = spec.size.min(mss) + hdr;
         let mut ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
-        // (Homa acknowledges nothing: its messages end at the receiver)
+        // (one-way transports acknowledge nothing: their messages end at
+        // the receiver)
         if self.cfg.fct_at == FctAt::Sender && !self.cfg.transport.one_way() {
             ideal += self.ack_latency(spec.dst, spec.src);
         }
@@ -211,8 +212,8 @@ impl Simulation {
                 marks: stats.marks,
                 max_queue_bytes: stats.max_bytes,
                 paused_ps: self.ports[i].queue.paused_ps(self.now),
-                bfc_assignments: assignments,
-                bfc_collisions: collisions,
+                queue_assignments: assignments,
+                queue_collisions: collisions,
             })
             .collect()
     }
@@ -223,8 +224,8 @@ impl Simulation {
         self.delays.as_ref().map(QueueingDelay::reports)
     }
 
-    /// What the run's scheme reports of itself, beside the ports (Homa's
-    /// levels), as the scheme's module writes it (`schemes::report`).
+    /// What the run's scheme reports of itself, beside the ports, as the
+    /// scheme's module writes it (`schemes::report`).
     pub fn scheme_report(&self) -> Option<crate::schemes::Report> {
         crate::schemes::report(&self.cfg.transport)
     }

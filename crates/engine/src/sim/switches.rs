@@ -19,7 +19,7 @@ impl Simulation {
         let pkt = self.pool.get(hop.id);
         let mut entry = Entry::of(hop, pkt);
         if let Some(prio) = self.nodes.prio_at_port(hop.id, pkt.kind) {
-            // a header that orders the port (BFC-SRF's remaining size)
+            // a header that orders the port (a remaining size)
             entry.prio = prio;
         }
         let p = &mut self.ports[port as usize];
@@ -112,10 +112,10 @@ impl Simulation {
     }
 
     /// A self-timed port decides its departures itself, at a `PortTimer`
-    /// when its serializer frees up or its discipline can send (an
-    /// ExpressPass port's token bucket can pay for a credit): nothing is
-    /// sent while a credit waits for tokens unless data can go, so its
-    /// queue is not a backlog the general path could serve back to back.
+    /// when its serializer frees up or its discipline can send (a token
+    /// bucket can pay for a credit): nothing is sent while a credit waits
+    /// for tokens unless data can go, so its queue is not a backlog the
+    /// general path could serve back to back.
     #[inline(never)]
     pub(super) fn look(&mut self, port: u32) {
         let now = self.now;
@@ -149,7 +149,7 @@ impl Simulation {
             self.nodes.stamp(id, &self.ports[port as usize], tx, self.now);
         }
         if let Some(q) = self.ports[port as usize].queue.last_queue() {
-            // the queue it was assigned lets it go (BFC's)
+            // the queue it was assigned lets it go
             let (p, pkt) = (&mut self.ports[port as usize], self.pool.get_mut(id));
             if let Some(f) = self.nodes.release_queue(p, pkt, id, q, self.now) {
                 self.send_frame(f, Kind::Resume);

@@ -8,7 +8,7 @@
 
 use super::backpressure::{flow_key, Backpressure, LABEL_QUEUE};
 use crate::buffer::NOT_COUNTED;
-use crate::config::Config;
+use crate::config::{Config, Discipline, QueueConfig};
 use crate::packet::{flags, Hop, Packet, PacketId};
 use crate::port::Port;
 use crate::queue::Queue;
@@ -28,11 +28,8 @@ pub struct Frame {
 /// BFC's backpressure for a run, if it has it: the pause threshold's
 /// bandwidth-delay product at each port (HRTT, the longest round trip over
 /// the switch's links, at the port's rate) and the appendix's variants.
-pub fn backpressure(cfg: &Config, net: &Network, ports: &[Port]) -> Result<Option<Backpressure>, String> {
-    let Some(b) = &cfg.bfc else { return Ok(None) };
-    if !ports.iter().zip(&net.links).all(|(p, l)| net.is_host(l.node) || matches!(p.queue, Queue::Bfc(_))) {
-        return Err("BFC's backpressure needs the bfc discipline on every switch port".into());
-    }
+pub fn backpressure(cfg: &Config, net: &Network) -> Option<Backpressure> {
+    let b = cfg.bfc.as_ref()?;
     let bdp = net
         .links
         .iter()
@@ -43,14 +40,23 @@ pub fn backpressure(cfg: &Config, net: &Network, ports: &[Port]) -> Result<Optio
             (hrtt as u128 * l.rate_bps as u128 / 8 / PS_PER_S as u128) as u64
         })
         .collect();
-    if !(b.sample > 0.0 && b.sample <= 1.0) {
-        return Err(format!("bfc.sample must be in (0, 1], got {}", b.sample));
-    }
     let mut bp = Backpressure::new(bdp, b.pause_threshold_bytes);
     bp.nic_pauses = b.nic_pauses;
     bp.sample = b.sample;
     bp.label(&b.labelled_flows);
-    Ok(Some(bp))
+    Some(bp)
+}
+
+/// BFC's backpressure runs on BFC's ports (`ports`: each link's port).
+pub fn check(cfg: &Config, net: &Network, ports: &[&QueueConfig]) -> Result<(), String> {
+    let Some(b) = &cfg.bfc else { return Ok(()) };
+    if !ports.iter().zip(&net.links).all(|(q, l)| net.is_host(l.node) || matches!(q.discipline, Discipline::Bfc { .. })) {
+        return Err("BFC's backpressure needs the bfc discipline on every switch port".into());
+    }
+    if !(b.sample > 0.0 && b.sample <= 1.0) {
+        return Err(format!("bfc.sample must be in (0, 1], got {}", b.sample));
+    }
+    Ok(())
 }
 
 /// The upstream queue a NIC sends flow `flow` (in `slot`) from: its own,

@@ -3,7 +3,8 @@
 //! set up for, and what the configuration leaves to the network (RTT
 //! bytes, the overcommitment), resolved once before the run.
 
-use crate::config::HomaConfig;
+use crate::config::{Config, Discipline, HomaConfig, QueueConfig};
+use crate::topology::Network;
 use serde::Serialize;
 use crate::time::{Time, PS_PER_S};
 use crate::workload::Cdf;
@@ -138,4 +139,25 @@ pub fn report(h: &HomaConfig) -> Report {
         overcommit: h.overcommit,
         cutoffs: h.cutoffs.clone(),
     }
+}
+
+/// Homa has no timers (its simulator's buffers are unbounded): a lost
+/// grant or scheduled packet would hold its message, and its receiver's
+/// grants, forever. So every switch port must be a strict-priority port
+/// without a limit, and every NIC unlimited (`ports`: each link's port).
+pub fn check_lossless(cfg: &Config, net: &Network, ports: &[&QueueConfig]) -> Result<(), String> {
+    let limited = |q: &QueueConfig| q.limit_bytes.is_some_and(|l| l < u64::MAX / 2);
+    let bad = net.links.iter().zip(ports).any(|(l, q)| {
+        if net.is_host(l.node) {
+            limited(q)
+        } else {
+            !matches!(q.discipline, Discipline::Prio { .. }) || limited(q) || cfg.shared_buffer.is_some()
+        }
+    });
+    if bad {
+        return Err("homa needs unbounded buffers (it has no timeouts): prio switch ports and host NICs without a limit, \
+                    no shared buffer"
+            .into());
+    }
+    Ok(())
 }

@@ -30,7 +30,7 @@ mod tests;
 pub use cc::timer;
 
 use crate::bitset::Bitset;
-use crate::config::RdmaConfig;
+use crate::config::{RdmaCc, RdmaConfig};
 use crate::packet::{flags, Kind, Packet};
 use crate::time::{serialization, Time};
 use crate::transport::{Cx, Endpoint, NewFlow, Poll, Segment};
@@ -340,6 +340,30 @@ impl Endpoint for RdmaFlow {
 
     fn next_avail(&self) -> Time {
         self.pacing.next_avail
+    }
+}
+
+/// Fill in what the configuration leaves to the network: T and W as the
+/// HPCC simulator takes them, the longest base RTT in the network (`rtt`:
+/// two ways' propagation and one payload's serialization per hop) and T at
+/// the line rate (`maxBdp`, the window of HPCC and of DCTCP).
+pub fn resolve(r: &mut RdmaConfig, rtt: Time) {
+    let bdp = |t: Time| (t as u128 * r.line_rate_bps as u128 / 8 / crate::time::PS_PER_S as u128) as u64;
+    match &mut r.cc {
+        RdmaCc::Hpcc(h) => {
+            let t = *h.base_rtt_ps.get_or_insert(rtt);
+            let w = *h.window_bytes.get_or_insert(bdp(t));
+            r.window_bytes.get_or_insert(w);
+        }
+        RdmaCc::Delay(d) => {
+            let t = *d.base_rtt_ps.get_or_insert(rtt);
+            r.window_bytes.get_or_insert(bdp(t));
+        }
+        RdmaCc::Dctcp(_) => r.window_bdp = true,
+        _ => {}
+    }
+    if r.window_bdp {
+        r.window_bytes.get_or_insert(bdp(rtt));
     }
 }
 

@@ -4,6 +4,7 @@
 //! order by it. Kept beside the packets, by packet id (the per-node seam:
 //! written as a NIC sends, read as a packet enters a switch port).
 
+use crate::config::{Config, QueueConfig, RdmaConfig, TransportConfig};
 use crate::packet::PacketId;
 
 #[derive(Debug, Default)]
@@ -30,4 +31,18 @@ impl Srf {
     pub fn get(&self, id: PacketId) -> u64 {
         self.tags.get(id as usize).copied().unwrap_or(0)
     }
+}
+
+/// The ports that order by the header and the hosts that write it go
+/// together (`ports`: each link's port).
+pub fn check(cfg: &Config, ports: &[&QueueConfig]) -> Result<(), String> {
+    let tagged = matches!(cfg.transport, TransportConfig::Rdma(RdmaConfig { srf: true, .. }));
+    let ordered = ports.iter().any(|q| q.discipline.orders_by_remaining_size());
+    if !tagged && ordered {
+        return Err("srf switch ports need hosts that write the remaining size (transport srf)".into());
+    }
+    if tagged && !ordered {
+        return Err("transport srf writes a remaining size that no port orders by (a bfc or fq discipline with srf)".into());
+    }
+    Ok(())
 }

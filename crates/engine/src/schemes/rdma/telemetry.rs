@@ -3,7 +3,7 @@
 //! (when, the bytes the port sent before it, the bytes queued behind it,
 //! the link's rate), carried back to the sender by the packet's ACK.
 
-use crate::config::{HpccConfig, RdmaCc, RdmaConfig, TransportConfig};
+use crate::config::{Config, HpccConfig, RdmaCc, RdmaConfig, TransportConfig};
 use crate::packet::PacketId;
 use crate::time::Time;
 
@@ -96,4 +96,12 @@ impl Stamps {
     pub fn hops(&self, id: PacketId) -> &[IntHop] {
         self.stacks.get(id as usize).map_or(&[], IntStack::hops)
     }
+}
+
+/// Telemetry is stamped as packets leave a switch's shared buffer.
+pub fn check(cfg: &Config) -> Result<(), String> {
+    if Stamps::of(&cfg.transport).is_some() && cfg.shared_buffer.is_none() {
+        return Err("HPCC's telemetry is stamped by switches with a shared buffer: set shared_buffer".into());
+    }
+    Ok(())
 }
