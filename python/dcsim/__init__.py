@@ -26,8 +26,8 @@ _EXPORTS = {
     "run": "simulate",
     "run_all": "simulate",
     "run_to_dir": "simulate",
-    "read_flows": "simulate",
-    "read_sweep": "runner",
+    "read_flows": "results",
+    "read_sweep": "results",
     "generated_flows": "simulate",
     "slowdown_by_size": "metrics",
     "summarize": "metrics",
@@ -35,7 +35,7 @@ _EXPORTS = {
 }
 
 #: submodules the docs call by their dotted names (`dcsim.metrics.settling`)
-_SUBMODULES = ("metrics", "sweep", "runner", "figures", "simulate", "spec", "thresholds", "workloads")
+_SUBMODULES = ("metrics", "sweep", "runner", "results", "figures", "simulate", "spec", "thresholds", "workloads")
 
 __all__ = [*_EXPORTS, *_SUBMODULES, "__version__"]
 
@@ -58,5 +58,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for editors and type checkers
     from .errors import DcsimWarning, SpecError
     from .metrics import PAPER_BINS, slowdown_by_size, summarize
-    from .simulate import generated_flows, read_flows, run, run_all, run_to_dir
+    from .results import read_flows, read_sweep
+    from .simulate import generated_flows, run, run_all, run_to_dir
     from .spec import Spec, load_spec, spec_from_dict

@@ -206,7 +206,7 @@ def sweep(
 
 
 def _interrupted(out: Path) -> NoReturn:
-    from .runner import load_points
+    from .results import load_points
 
     done = 0
     for d in [out, *(p.parent for p in Path(out).glob("*/sweep.json"))]:  # a paper's figures too

@@ -60,7 +60,7 @@ def _img_bytes(png: bytes, alt: str) -> str:
 
 
 def _points_section(d: Path) -> str:
-    from .runner import load_points
+    from .results import load_points
 
     rows = []
     total_wall = 0.0
@@ -196,7 +196,7 @@ def _sweep_section(d: Path) -> str:
     """A sweep that is not a figure: every complete point's slowdown by
     size bin (as `dcsim show`), their mean slowdown by flow size on one
     plot, and the points' specs."""
-    from .runner import load_points, point_dir
+    from .results import load_points, point_dir
     from .show import sweep_table
 
     name = json.loads((d / "sweep.json").read_text())["name"]
@@ -250,7 +250,8 @@ def _sweep_section(d: Path) -> str:
 
 
 def _run_section(d: Path) -> str:
-    from .show import footer, headline, stats_table, stats_of
+    from .results import stats_of
+    from .show import footer, headline, stats_table
 
     summary = json.loads((d / "summary.json").read_text())
     stats = stats_of(d, summary, None)

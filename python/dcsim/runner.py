@@ -32,6 +32,7 @@ from typing import Any, Optional, Sequence
 from . import __version__
 from .errors import SpecError, warn
 from .outdir import check_output_dir, make_tmp_dir
+from .results import is_complete, point_dir
 from .sweep import Point, Sweep
 
 
@@ -55,14 +56,6 @@ class SweepResult:
     @property
     def ok(self) -> bool:
         return not self.failed
-
-
-def point_dir(out: Path, key: str) -> Path:
-    return Path(out) / "points" / key
-
-
-def is_complete(out: Path, key: str) -> bool:
-    return (point_dir(out, key) / "summary.json").is_file()
 
 
 def simulate_point(spec_json: str, progress: Optional[str] = None) -> tuple[dict[str, bytes], str]:
@@ -552,47 +545,3 @@ def held_points(sweep: Sweep, out: str | Path) -> SweepResult:
 
 def _params_id(params: dict) -> str:
     return json.dumps(params, sort_keys=True)
-
-
-def read_sweep(directory: str | Path, bins: Optional[Sequence[float]] = None):
-    """A sweep's (or a figure's) complete points as a pandas DataFrame, one
-    row per point: `key`, a column per grid field (`variant` included),
-    `flows`, `unfinished`, `drop_rate` (of data packets), `timeouts`, and
-    per size bin `<bin> flows`, `<bin> mean` and `<bin> p99` of the
-    slowdown (`all` for every flow; the papers' bins unless `bins`, edges
-    in bytes, are given: then recomputed from each point's flows)."""
-    import pandas as pd
-
-    from .show import stats_of
-
-    d = Path(directory)
-    if not (d / "sweep.json").is_file():
-        raise SpecError(f"read_sweep: {d} holds no sweep (no sweep.json); give a directory written by dcsim sweep "
-                        "or reproduce")
-    grid = list(json.loads((d / "sweep.json").read_text())["grid"])
-    rows = []
-    points = load_points(d)
-    if not points:  # none complete yet: the columns that name the points
-        return pd.DataFrame(columns=["key", *grid])
-    for s in points:
-        st = stats_of(point_dir(d, s["point"]["key"]), s, bins)
-        row = {"key": s["point"]["key"], **{g: s["point"]["params"].get(g) for g in grid},
-               "flows": s["flows_finished"], "unfinished": s["unfinished_flows"],
-               "drop_rate": st["drops"]["of_data_packets"], "timeouts": st.get("timeouts")}
-        for b in st["by_size"]:
-            row |= {f"{b['bin']} flows": b["flows"], f"{b['bin']} mean": b["mean"], f"{b['bin']} p99": b["p99"]}
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def load_points(out: str | Path) -> list[dict]:
-    """The complete points of a sweep directory: each summary (with its
-    `point.params`), in sweep order."""
-    out = Path(out)
-    info = json.loads((out / "sweep.json").read_text())
-    rows = []
-    for p in info["points"]:
-        f = point_dir(out, p["key"]) / "summary.json"
-        if f.is_file():
-            rows.append(json.loads(f.read_text()))
-    return rows

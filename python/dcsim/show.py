@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 from .errors import SpecError
+from .results import load_points, point_dir, stats_of
 
 Row = list[str]
 
@@ -154,26 +155,6 @@ def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO]
 # ---- directories --------------------------------------------------------
 
 
-def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> dict:
-    """The statistics with other bins, from the run's flow table."""
-    import pandas as pd
-
-    from .metrics import summarize
-
-    flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown", "start_s"])
-    stats = summarize(flows, summary, bins=bins)
-    for key in ("queries", "pings"):  # not by size: as the run computed them
-        if key in summary.get("stats", {}):
-            stats[key] = summary["stats"][key]
-    return stats
-
-
-def stats_of(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> dict:
-    if bins is None and "stats" in summary:
-        return summary["stats"]
-    return _restat(directory, summary, bins)  # other bins, or a run from before summaries had stats
-
-
 def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Optional[TextIO] = None) -> None:
     """Print the statistics of a finished run or sweep point (a directory
     with summary.json and flows.parquet), or a table of every complete
@@ -202,7 +183,6 @@ def show(directory: str | Path, bins: Optional[Sequence[float]] = None, out: Opt
 
 
 def _show_sweep(d: Path, bins: Optional[Sequence[float]], out: Optional[TextIO]) -> None:
-    from .runner import load_points
 
     title, headers, rows = sweep_table(d, bins)
     # a paper's figure runs each scheme as the paper did: no note there
@@ -227,7 +207,6 @@ def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, R
     """A sweep directory's complete points, a row each: the grid's values,
     the mean slowdown in each size bin, the first bin's 99th percentile,
     unfinished flows and drops (`dcsim show`, the report)."""
-    from .runner import load_points, point_dir
 
     info = json.loads((d / "sweep.json").read_text())
     points = load_points(d)

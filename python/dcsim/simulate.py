@@ -21,6 +21,7 @@ from ._core import Sim
 from .errors import SpecError, warn
 from .metrics import summarize
 from .outdir import check_output_dir, make_tmp_dir
+from .results import Summary, read_flows  # noqa: F401 (read_flows: dcsim.simulate.read_flows, as before)
 from .spec import Spec, engine_config_json
 from .spec.experiment import as_spec, caveats, sampled_tables
 
@@ -475,30 +476,6 @@ class _SampleWriters:
                     pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in cols})),
                                    self.tmp / f"{name}.parquet")
         return False
-
-
-def read_flows(out: str | Path) -> pd.DataFrame:
-    """The flow table of a run's directory (`dcsim run --out`, or a sweep's
-    ``points/<key>``), with its summary in ``attrs["summary"]`` as `run`
-    gives it."""
-    out = Path(out)
-    if not (out / "flows.parquet").is_file():
-        hint = " (a sweep's directory: read_sweep, or one of its points/<key>)" if (out / "sweep.json").is_file() else ""
-        raise SpecError(f"read_flows: {out} holds no flows.parquet{hint}")
-    df = pd.read_parquet(out / "flows.parquet")
-    if (out / "summary.json").is_file():
-        df.attrs["summary"] = Summary(json.loads((out / "summary.json").read_text()))
-    return df
-
-
-class Summary(dict):
-    """A run's summary as ``df.attrs["summary"]`` holds it: a plain dict
-    that pandas shares, not copies, between the frames derived from the
-    table (pandas deep-copies `attrs` at every operation, and a summary of
-    tens of KB made a filter 20x slower)."""
-
-    def __deepcopy__(self, memo):
-        return self
 
 
 def _sampled(spec: Spec) -> dict:

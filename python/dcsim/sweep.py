@@ -19,6 +19,7 @@ the files it reads, and the dcsim version; its results live in
 
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
 import itertools
@@ -87,23 +88,50 @@ def _file_digest(path: Optional[str]) -> Optional[str]:
 
 # The package files a point's results depend on: the spec (defaults and
 # the engine configuration it resolves to), running and summarizing, the
-# bins and the shipped workloads. Figures, plots, the CLI and the runner
-# only arrange and draw results, so editing them keeps finished points.
+# bins and the shipped workloads, and every module of the package these
+# import (`result_files` follows their imports: thresholds, topology files,
+# the ns-2 arrivals, ...). Figures, plots, the CLI and the runner only
+# arrange and draw results, so editing them keeps finished points.
 RESULT_CODE = ("spec", "data", "simulate.py", "metrics.py", "bins.py", "workloads.py", "extras.py", "__init__.py")
+
+
+def _imported(f: Path) -> set[Path]:
+    """The package's modules that `f` imports (relative imports, at the top
+    or inside functions)."""
+    out = set()
+    for node in ast.walk(ast.parse(f.read_text())):
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        base = f.parent
+        for _ in range(node.level - 1):
+            base = base.parent
+        if node.module is None:
+            names = [base / f"{a.name}.py" for a in node.names]
+        else:
+            mod = base.joinpath(*node.module.split("."))
+            names = [mod.with_suffix(".py"), mod / "__init__.py", *(mod / f"{a.name}.py" for a in node.names)]
+        out |= {n.resolve() for n in names if n.is_file()}
+    return out
 
 
 def result_files() -> list[Path]:
     """The package files in `RESULT_CODE` (sources and shipped data, not
-    the generated catalog), in a fixed order."""
+    the generated catalog) and every package module their code imports,
+    in a fixed order."""
     pkg = Path(__file__).resolve().parent
-    files: list[Path] = []
+    files: set[Path] = set()
     for name in RESULT_CODE:
         root = pkg / name
         if root.is_file():
-            files.append(root)
+            files.add(root)
         else:
-            files += sorted(f for f in root.rglob("*") if f.is_file() and f.suffix in (".py", ".txt", ".csv"))
-    return files
+            files |= {f for f in root.rglob("*") if f.is_file() and f.suffix in (".py", ".txt", ".csv")}
+    todo = [f for f in files if f.suffix == ".py"]
+    while todo:
+        for f in _imported(todo.pop()) - files:
+            files.add(f)
+            todo.append(f)
+    return sorted(files, key=lambda f: f.relative_to(pkg).as_posix())
 
 
 @lru_cache(maxsize=1)
@@ -137,8 +165,8 @@ def point_key(spec: Spec) -> str:
         "version": __version__,
         "code": code_digest(),
     }
-    if getattr(spec.scheme, "threshold_cdf", None):  # PIAS's thresholds of another workload
-        ident["threshold_cdf_file"] = _file_digest(spec.scheme.threshold_cdf)
+    # the files a scheme's settings name (PIAS's thresholds of another workload)
+    ident.update({f"{name}_file": _file_digest(path) for name, path in spec.scheme.input_files().items()})
     blob = json.dumps(ident, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 

@@ -255,7 +255,7 @@ def compute(fig: Figure, out: Path) -> pd.DataFrame:
     that one run's wall time)."""
     import pandas as pd
 
-    from ..runner import load_points, point_dir
+    from ..results import load_points, point_dir
 
     xs = json.loads((Path(out) / "sweep.json").read_text())["grid"].get(fig.x, []) if fig.x_blind else []
     rows = []

@@ -89,7 +89,8 @@ class RunFigure:
         matplotlib.use("Agg")
         import pandas as pd
 
-        from ..runner import load_points, point_dir, sweep_result
+        from ..results import load_points, point_dir
+        from ..runner import sweep_result
 
         result = sweep_result(self.sweep(mode), out, redraw=redraw, **run)
         points = load_points(out)

@@ -55,11 +55,11 @@ class SwitchBuffer(Model):
 
     def resolved_pfc(self, scheme) -> bool:
         """`pfc`, with none resolved to the scheme's."""
-        return getattr(scheme, "pfc", True) if self.pfc is None else self.pfc
+        return scheme.pfc if self.pfc is None else self.pfc
 
     def resolved_model(self, scheme) -> str:
         """`model`, with "auto" resolved to what `scheme` runs on."""
-        return getattr(scheme, "buffer_model", "per_port") if self.model == "auto" else self.model
+        return scheme.buffer_model if self.model == "auto" else self.model
 
     def engine(self, port: dict, scheme) -> tuple[dict, Optional[dict]]:
         """The engine's port disciplines and `shared_buffer`, given the
@@ -71,7 +71,7 @@ class SwitchBuffer(Model):
             return port, None
         pfc = self.resolved_pfc(scheme)
         kinds = {port[w]["discipline"]["kind"] for w in ("host", "switch")}
-        unbounded = getattr(scheme, "unbounded_buffer", False)
+        unbounded = scheme.unbounded_buffer
         if unbounded and self.size_mb != type(self).model_fields["size_mb"].default:
             raise SpecError(f"buffer.size_mb = {self.size_mb:g}: scheme {scheme.name}'s switch buffers are unbounded; "
                             "leave it at its default")

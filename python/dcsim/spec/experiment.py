@@ -54,7 +54,7 @@ class Spec(Model):
 
     @model_validator(mode="after")
     def _labels_need_incasts(self) -> "Spec":
-        if getattr(self.scheme, "incast_label", False) and self.workload.incasts is None:
+        if self.scheme.labels_incasts() and self.workload.incasts is None:
             raise ValueError("scheme.incast_label labels the flows of workload.incasts, and the workload has none")
         return self
 
@@ -329,9 +329,7 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
     if spec.topology.kind == "file" and not Path(spec.topology.path).is_absolute() \
             and (base / spec.topology.path).is_file():
         spec.topology.path = str(base / spec.topology.path)
-    t = getattr(spec.scheme, "threshold_cdf", None)
-    if t and t not in SHIPPED and not Path(t).is_absolute() and (base / t).is_file():
-        spec.scheme.threshold_cdf = str(base / t)
+    spec.scheme.with_base(base)
     return spec
 
 
@@ -343,7 +341,7 @@ def _hosts_and_ports(spec: Spec) -> tuple[dict, dict, Optional[dict], str]:
     they sit in, and the engine model: where a scheme refuses options that
     do not go with it (routing, buffers)."""
     transport, port = spec.scheme.engine(spec)
-    model = getattr(spec.scheme, "engine_model", "packets")
+    model = spec.scheme.engine_model
     if model != "packets" and spec.buffer.resolved_model(spec.scheme) != "per_port":
         raise SpecError(f"buffer.model: scheme '{spec.scheme.name}' is flow-level and has no buffers; "
                         "leave buffer.model = 'auto' or 'per_port'")
@@ -364,7 +362,7 @@ def sampled_tables(spec: Spec) -> list[str]:
     "none", flows' progress with run.sample_flows, switch buffers with
     shared buffers; none for a flow-level model."""
     r = spec.run
-    if r.sample_us is None or getattr(spec.scheme, "engine_model", "packets") != "packets":
+    if r.sample_us is None or spec.scheme.engine_model != "packets":
         return []
     asked = (("queues", r.sample_queues != "none"), ("flow_samples", r.sample_flows),
              ("buffers", spec.buffer.resolved_model(spec.scheme) == "shared"))
@@ -374,8 +372,8 @@ def sampled_tables(spec: Spec) -> list[str]:
 def caveats(spec: Spec) -> list[str]:
     """Warnings about a valid spec whose options run but work against the
     scheme (a scheme's `caveats`): `dcsim run` and `dcsim sweep` print them."""
-    out = list(getattr(spec.scheme, "caveats", lambda _spec: [])(spec))
-    if getattr(spec.scheme, "engine_model", "packets") != "packets":
+    out = list(spec.scheme.caveats(spec))
+    if spec.scheme.engine_model != "packets":
         r = spec.run
         asked = [name for name, on in (("run.sample_us", r.sample_us is not None),
                                        ("run.queueing_delay", r.queueing_delay),
@@ -471,7 +469,7 @@ def engine_config(spec: Spec) -> dict:
         "fct_at": spec.run.fct_at,
         "model": model,
         "shared_buffer": shared_buffer,
-        **(spec.scheme.extra_config(spec) if hasattr(spec.scheme, "extra_config") else {}),
+        **spec.scheme.extra_config(spec),
         "queueing_delay": spec.run.queueing_delay,
         "traffic_classes": w.traffic_classes,
         "class_scheduling": w.class_scheduling,
@@ -487,7 +485,7 @@ def engine_config(spec: Spec) -> dict:
         raise SpecError("run.queueing_delay is kept at shared-buffer switches and at switch ports that choose by "
                         "priority: use a scheme that runs on them (the RDMA schemes, BFC, pfabric, pias, homa) or set "
                         "buffer.model = \"shared\"")
-    if w.class_scheduling != "strict" and (w.traffic_classes == 1 or spec.scheme.name == "bfc"):
+    if w.class_scheduling != "strict" and (w.traffic_classes == 1 or spec.scheme.strict_classes_only):
         raise SpecError("workload.class_scheduling = \"round_robin\" is for ports with PFC and more than one traffic "
                         "class (BFC serves its classes in strict priority, App. A.3)")
     if w.traffic_classes > 1 and spec.buffer.resolved_model(spec.scheme) != "shared":
@@ -501,7 +499,7 @@ def engine_config(spec: Spec) -> dict:
         from ..extras import with_extras
 
         config["workload"], kinds, _ = with_extras(config, spec, _capacity(spec))
-        if getattr(spec.scheme, "incast_label", False):
+        if spec.scheme.labels_incasts():
             import numpy as np
 
             config["bfc"]["labelled_flows"] = np.flatnonzero(kinds == INCAST).tolist()

@@ -324,7 +324,7 @@ class Routing(Model):
         return self
 
     def resolved_symmetric(self, scheme) -> bool:
-        return scheme.name == "expresspass" if self.symmetric == "auto" else bool(self.symmetric)
+        return scheme.symmetric_routing if self.symmetric == "auto" else bool(self.symmetric)
 
     def per_packet(self) -> bool:
         return self.load_balancing != "ecmp"

@@ -158,6 +158,13 @@ impl Simulation {
                         self.pool.release(id);
                     }
                 }
+                if !self.segs.is_empty() {
+                    // what a receiver sends beside its reply (none of the
+                    // built-in transports does: a transport of one's own may)
+                    let mut segs = std::mem::take(&mut self.segs);
+                    self.send_segments(pkt.slot, pkt.flow, &mut segs);
+                    self.segs = segs;
+                }
                 if drives {
                     self.receiver_acted(pkt.slot, pkt.flow, now);
                 }

@@ -63,7 +63,8 @@ class BySizeFigure:
 
         matplotlib.use("Agg")
         from ...errors import SpecError
-        from ...runner import load_points, point_dir, sweep_result
+        from ...results import load_points, point_dir
+        from ...runner import sweep_result
         from ..single import RunData, save
 
         out = Path(out)

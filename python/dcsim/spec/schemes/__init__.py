@@ -1,5 +1,6 @@
 """Schemes (`[scheme]`, chosen by `name`): one model per scheme, each in its
-own module; a new scheme adds its module and one entry here."""
+own module, subclassing `SchemeModel` (what a scheme tells the rest of
+dcsim); a new scheme adds its module and one entry in `MODELS`."""
 
 from __future__ import annotations
 
@@ -23,21 +24,18 @@ from .las import LasScheme
 from .pfabric import PFabricScheme
 from .pias import PiasScheme
 from .prio_queues import PrioQueuesScheme
+from .scheme import SchemeModel
 from .tcp import TcpFamily, TcpScheme
 
-Scheme = Annotated[Union[TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme,
-                         L2dctScheme, IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme,
-                         ExpressPassScheme, IdealFqPacketScheme, DcqcnNs3rdmaScheme, HomaScheme,
-                         IdealSrfPacketScheme],
-                   Field(discriminator="name")]
-SCHEMES = {"tcp": TcpScheme, "dctcp": DctcpScheme, "pfabric": PFabricScheme, "ideal": IdealScheme, "pias": PiasScheme,
-           "las": LasScheme, "prio_queues": PrioQueuesScheme, "l2dct": L2dctScheme, "ideal_fq": IdealFqScheme,
-           "dcqcn": DcqcnScheme, "hpcc": HpccScheme, "bfc": BfcScheme, "dctcp_rdma": DctcpRdmaScheme,
-           "expresspass": ExpressPassScheme, "ideal_fq_packet": IdealFqPacketScheme,
-           "dcqcn_ns3rdma": DcqcnNs3rdmaScheme, "homa": HomaScheme,
-           "ideal_srf_packet": IdealSrfPacketScheme}
+#: Every scheme's model, in the order `dcsim list` and docs/spec.md show
+#: them: the one list of schemes.
+MODELS = (TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme, L2dctScheme,
+          IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme, ExpressPassScheme, IdealFqPacketScheme,
+          DcqcnNs3rdmaScheme, HomaScheme, IdealSrfPacketScheme)
 
-__all__ = ["Scheme", "SCHEMES", "TcpFamily", "TcpScheme", "DctcpScheme", "PFabricScheme", "IdealScheme", "PiasScheme",
-           "LasScheme", "PrioQueuesScheme", "L2dctScheme", "IdealFqScheme", "DcqcnScheme", "HpccScheme", "BfcScheme",
-           "DctcpRdmaScheme", "ExpressPassScheme", "IdealFqPacketScheme", "DcqcnNs3rdmaScheme", "HomaScheme",
-           "IdealSrfPacketScheme"]
+#: `[scheme]`: one of the models, chosen by its `name`.
+Scheme = Annotated[Union[MODELS], Field(discriminator="name")]  # type: ignore[valid-type]
+#: The models by name.
+SCHEMES: dict[str, type[SchemeModel]] = {m.model_fields["name"].default: m for m in MODELS}
+
+__all__ = ["Scheme", "SCHEMES", "MODELS", "SchemeModel", "TcpFamily", *(m.__name__ for m in MODELS)]

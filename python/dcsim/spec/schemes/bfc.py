@@ -67,6 +67,11 @@ class BfcScheme(RdmaFamily):
 
     pfc: ClassVar[bool] = False
     acks_high_priority: ClassVar[bool] = True
+    #: its ports serve their classes in strict priority (App. A.3)
+    strict_classes_only: ClassVar[bool] = True
+
+    def labels_incasts(self) -> bool:
+        return self.incast_label
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         hrtt = self.hrtt_us if self.hrtt_us is not None else 2 * spec.topology.max_link_delay_us()

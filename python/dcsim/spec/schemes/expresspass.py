@@ -4,10 +4,11 @@ public ns-2 code runs it, the code BFC NSDI'22 §6.2 compared against
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ...errors import SpecError
-from ..base import Model, field, ps
+from ..base import field, ps
+from .scheme import SchemeModel
 
 if TYPE_CHECKING:
     from ..experiment import Spec
@@ -20,7 +21,7 @@ SCRIPTS = "the BFC co-author's ExpressPass scripts (large-scale-fattree.tcl)"
 DATA_FRAME, CREDIT_FRAME = 1538, 84
 
 
-class ExpressPassScheme(Model):
+class ExpressPassScheme(SchemeModel):
     """ExpressPass: receiver-driven credits. A flow's sender asks for
     credits (a credit request, sent again every `request_timeout_us` until a
     credit comes); its receiver sends credits, paced at its credit rate
@@ -63,6 +64,9 @@ class ExpressPassScheme(Model):
     mss_bytes: int = field(1460, "payload bytes per full data packet", source=NS2, gt=0, le=9000)
     header_bytes: int = field(78, "bytes of headers per data packet, with the preamble and inter-frame gap "
                                   "(1538 B frames)", source=NS2, ge=0, le=1000)
+
+    #: Its credits go back along its data's path (symmetric ECMP).
+    symmetric_routing: ClassVar[bool] = True
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         if spec.buffer.resolved_model(self) != "per_port":

@@ -4,10 +4,11 @@ runs it, the code BFC NSDI'22 App. A.2 compared against
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
-from ..base import Model, field
+from ..base import field
+from .scheme import SchemeModel
 
 if TYPE_CHECKING:
     from ..experiment import Spec
@@ -16,7 +17,7 @@ BFC_A2 = "BFC NSDI'22 App. A.2"
 HOMA_SIM = "Homa's OMNeT++ simulator (HomaTransport.cc, homaTransportConfig.ini)"
 
 
-class HomaScheme(Model):
+class HomaScheme(SchemeModel):
     """Homa: a message's first RTT bytes go at once (unscheduled), at a
     priority level chosen by the bytes of the message left at each packet
     against cutoffs that split the workload's unscheduled bytes evenly over
@@ -50,6 +51,8 @@ class HomaScheme(Model):
     mss_bytes: int = field(1000, "payload bytes per full packet (BFC's set-up, §6.2.1: 1 KB packets)", gt=0, le=9000)
     header_bytes: int = field(48, "header bytes per data packet (as BFC's RDMA schemes)", ge=0, le=1000)
     grant_bytes: int = field(60, "bytes of a grant on the wire (as BFC's set-up's ACKs)", gt=0, le=1500)
+
+    file_fields: ClassVar[tuple[str, ...]] = ("size_cdf",)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         from ...workloads import load_cdf

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from ..base import Model, field
+from ..base import field
+from .scheme import SchemeModel
 from .tcp import SCRIPTS
 
 if TYPE_CHECKING:
     from ..experiment import Spec
 
 
-class FlowLevelScheme(Model):
+class FlowLevelScheme(SchemeModel):
     """What the flow-level schemes share: no packets are sent, but their
     sizes on the wire set a flow's service time, as for the packet-level
     schemes on the same flows."""

@@ -4,7 +4,7 @@ queues of commodity switches, and DCTCP."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Optional, Union
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional, Union
 
 from ..base import field
 from .prio_queues import resolve_thresholds, strict_priority_port
@@ -69,6 +69,8 @@ class PiasScheme(TcpFamily):
         239, "window cap, packets (the scripts: the queue in packets, less one)", source=PIAS)
     connections: Literal["per_flow", "pool"] = field("pool", "flows reuse persistent connections", source=PIAS)
     connections_per_pair: int = field(1, "persistent connections per host pair to start with", source=PIAS, ge=1)
+
+    file_fields: ClassVar[tuple[str, ...]] = ("threshold_cdf",)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pias",

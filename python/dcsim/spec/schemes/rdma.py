@@ -1,6 +1,6 @@
 """What the RDMA schemes (`dcqcn`, `hpcc`, `dctcp_rdma`, `bfc`)
 share: RoCE queue pairs as the HPCC simulator models them (the engine's
-`transport/rdma.rs`): 1000-byte payloads, a rate-paced sender the NIC
+`schemes/rdma/`): 1000-byte payloads, a rate-paced sender the NIC
 pulls from, an ACK for every packet, go-back-N, over shared-buffer
 switches with PFC."""
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Optional
 
 from ...errors import SpecError
-from ..base import Model, field, ps
+from ..base import field, ps
+from .scheme import SchemeModel
 
 if TYPE_CHECKING:
     from ..experiment import Spec
@@ -21,7 +22,7 @@ HPCC_SIM = "HPCC simulator (run.py, rdma-hw.cc), which BFC §6.2 ran DCQCN, DCTC
 BFC_CONFIG = "a BFC co-author's HPCC simulator configuration (mix/config.txt)"
 
 
-class RdmaFamily(Model):
+class RdmaFamily(SchemeModel):
     """RoCE queue pairs: packets of `mss_bytes` payload and `header_bytes`
     of headers, paced at the flow's rate (the NIC's line rate until
     congestion control lowers it), an ACK of `ack_bytes` per packet, and
@@ -50,16 +51,11 @@ class RdmaFamily(Model):
                "rto_us); off: go-back-N",
         source="BFC NSDI'22 §6.4")
 
-    #: What the scheme runs on when `buffer.model` is "auto".
     buffer_model: ClassVar[str] = "shared"
     #: ACKs in the switches' control queue (the simulator's ACK_HIGH_PRIO).
     acks_high_priority: ClassVar[bool] = False
-    #: Whether its switches run PFC (`buffer.pfc` unset).
-    pfc: ClassVar[bool] = True
 
     def caveats(self, spec) -> list[str]:
-        """What a user should know before running this spec (printed as
-        warnings by `dcsim run` and `dcsim sweep`)."""
         t = spec.topology
         one_path = t.kind == "star" or getattr(t, "spines", 2) == 1
         if self.perfect_retransmit or one_path or spec.routing.load_balancing == "ecmp":

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal, Optional, Union
 from pydantic import model_validator
 
 from ..base import Model, field, ps
+from .scheme import SchemeModel
 from ..topology import Routing
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ SCRIPTS = "pFabric ns-2 scripts (docs/sources.md §1)"
 POOL = "pFabric ns-2 scripts: 8 persistent connections per host pair for TCP and DCTCP, 1 for pFabric"
 
 
-class TcpFamily(Model):
+class TcpFamily(SchemeModel):
     """Fields every TCP-family scheme has."""
 
     init_cwnd_pkts: float = field(12, "initial congestion window of every flow, packets", source=TABLE1, ge=1)
