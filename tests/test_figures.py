@@ -14,7 +14,8 @@ import pytest
 
 from dcsim import figures, report
 from dcsim.errors import SpecError
-from dcsim.runner import load_points, point_dir, run_sweep
+from dcsim.results import load_points, point_dir
+from dcsim.runner import run_sweep
 from dcsim.sweep import Sweep
 from dcsim.figures.bfc import BySizeFigure
 from dcsim.figures.model import ModelFigure
@@ -573,7 +574,7 @@ def test_bfc_stress_figures_leave_incast_flows_out(tmp_path):
     t = compute(fig, tmp_path / "f13")
     assert len(t) == 4 and set(t.x) == {10, 300}
     assert (t.flows == 3000).all(), "incast flows left out: the background's 3,000 in every point"
-    from dcsim.runner import load_points
+    from dcsim.results import load_points
 
     ran = {(p["point"]["params"]["variant"], p["point"]["params"]["workload.incasts.senders"]): p["flows_finished"]
            for p in load_points(tmp_path / "f13")}
@@ -621,7 +622,8 @@ def test_deadline_blind_series_run_once_and_match_a_run_per_mean(tmp_path):
     # deadlines) runs once and is measured against each mean, giving what
     # a run at that mean gives
     from dcsim.figures.core import Mode, compute
-    from dcsim.runner import load_points, run_sweep
+    from dcsim.results import load_points
+    from dcsim.runner import run_sweep
 
     fig = dataclasses.replace(figures.REGISTRY["pfabric-fig10-11"], facets=("web_search",),
                               series_values=("pfabric_edf", "pfabric"), quick=Mode(x_values=(100, 1000), flows=600))

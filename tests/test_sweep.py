@@ -13,7 +13,8 @@ import pytest
 import dcsim
 
 from dcsim.errors import SpecError
-from dcsim.runner import is_complete, load_points, point_dir, run_sweep
+from dcsim.results import is_complete, load_points, point_dir
+from dcsim.runner import run_sweep
 from dcsim.spec import Spec
 from dcsim.sweep import Sweep, expand, load_sweep, point_key
 

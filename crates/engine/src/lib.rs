@@ -1,13 +1,18 @@
 //! dcsim engine: a packet-level discrete-event simulator of datacenter
 //! transports. Pure Rust; the Python package drives it through bindings.
 //!
-//! Modules are named after what they model (DESIGN.md, "The parts of the
-//! engine"): `time`, `packet`, `event` (the calendar), `slot` (a wheel slot
-//! and its sort), `topology`, `routing`, `port`, `queue` (port disciplines:
-//! FIFO, pFabric, strict priority, PFC), `buffer` (a switch's shared buffer
-//! and PFC), `ring`, `transport` (host endpoints: `tcp`, ...), `workload`,
-//! `ideal` and `fair_share` (the flow-level models, behind `flow_level`),
-//! `metrics`, `prefetch`, and `sim`, which owns all state of one run.
+//! Modules are named after what they model (docs/design.md, "The parts of
+//! the engine", "The scheme seam"): `time`, `packet`, `event` (the
+//! calendar), `slot` (a wheel slot and its sort), `topology`, `routing`,
+//! `resolve` (the configuration checked and resolved before a run), `port`,
+//! `queue` (port disciplines: FIFO, strict priority, PFC, fair queueing),
+//! `buffer` (a switch's shared buffer and PFC), `ring`, `nic`, `flows`,
+//! `transport` (the per-flow seam: `Endpoint`), `schemes` (one folder per
+//! family: tcp, rdma, homa, xpass, bfc, pfabric; and the registry, with the
+//! per-node seam), `workload`, `ideal` and `fair_share` (the flow-level
+//! models, behind `flow_level`), `metrics`, `prefetch`, and `sim`, which
+//! owns all state of one run and names no scheme. Adding a scheme:
+//! docs/extending.md.
 
 pub mod bitset;
 pub mod buffer;
