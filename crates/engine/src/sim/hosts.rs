@@ -159,11 +159,7 @@ impl Simulation {
                     }
                 }
                 if !self.segs.is_empty() {
-                    // what a receiver sends beside its reply (none of the
-                    // built-in transports does: a transport of one's own may)
-                    let mut segs = std::mem::take(&mut self.segs);
-                    self.send_segments(pkt.slot, pkt.flow, &mut segs);
-                    self.segs = segs;
+                    self.receiver_sends(pkt.slot, pkt.flow);
                 }
                 if drives {
                     self.receiver_acted(pkt.slot, pkt.flow, now);
@@ -196,6 +192,16 @@ impl Simulation {
                 self.segs = segs;
             }
         }
+    }
+
+    /// What a receiver sends beside its reply (none of the built-in
+    /// transports does: a transport of one's own may).
+    #[cold]
+    #[inline(never)]
+    fn receiver_sends(&mut self, slot: u32, id: u32) {
+        let mut segs = std::mem::take(&mut self.segs);
+        self.send_segments(slot, id, &mut segs);
+        self.segs = segs;
     }
 
     /// The hosts act on data their receivers took (a receiver that grants):

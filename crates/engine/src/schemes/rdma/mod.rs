@@ -260,10 +260,12 @@ impl RdmaFlow {
 impl Endpoint for RdmaFlow {
     type Config = RdmaConfig;
 
+    #[inline]
     fn poll(&mut self, cx: &mut Cx<RdmaConfig>) -> Poll {
         RdmaFlow::poll(self, cx.now, cx.cfg)
     }
 
+    #[inline]
     fn on_ack(&mut self, cx: &mut Cx<RdmaConfig>, pkt: &Packet) {
         RdmaFlow::on_ack(self, cx.now, pkt, cx.telemetry, cx.cfg)
     }
@@ -276,11 +278,13 @@ impl Endpoint for RdmaFlow {
         }
     }
 
+    #[inline]
     fn on_data(&mut self, cx: &mut Cx<RdmaConfig>, pkt: &Packet) -> Option<Packet> {
         RdmaFlow::on_data(self, cx.now, pkt, cx.cfg)
     }
 
     /// ns3-rdma's DCQCN ticks at the receiver.
+    #[inline]
     fn receiver_drives(&self) -> bool {
         self.law.receiver_has_timer()
     }
@@ -290,6 +294,7 @@ impl Endpoint for RdmaFlow {
         self.law.take_reply()
     }
 
+    #[inline]
     fn timer_kinds(&self) -> u8 {
         self.kinds
     }
@@ -306,10 +311,12 @@ impl Endpoint for RdmaFlow {
         RdmaFlow::on_timer(self, cx.now, kind, cx.cfg)
     }
 
+    #[inline]
     fn receiver_complete(&self) -> bool {
         self.expected >= self.n_pkts
     }
 
+    #[inline]
     fn sender_done(&self) -> bool {
         self.snd_una >= self.n_pkts
     }
@@ -322,15 +329,18 @@ impl Endpoint for RdmaFlow {
             + if self.expected >= self.n_pkts { self.last_payload as u64 } else { cfg.mss_bytes as u64 }
     }
 
+    #[inline]
     fn retransmits(&self) -> u32 {
         self.retx
     }
 
+    #[inline]
     fn timeouts(&self) -> u32 {
         self.timeouts
     }
 
     /// Bytes not yet sent (go-back-N counts the packets to send again).
+    #[inline]
     fn bytes_left(&self, cfg: &RdmaConfig) -> u64 {
         if self.snd_nxt >= self.n_pkts {
             return 0;
@@ -338,6 +348,7 @@ impl Endpoint for RdmaFlow {
         (self.n_pkts - self.snd_nxt - 1) as u64 * cfg.mss_bytes as u64 + self.last_payload as u64
     }
 
+    #[inline]
     fn next_avail(&self) -> Time {
         self.pacing.next_avail
     }

@@ -192,19 +192,23 @@ impl Endpoint for TcpFlow {
     }
 
     /// A receiver that holds ACKs has a timer of its own.
+    #[inline]
     fn receiver_drives(&self) -> bool {
         self.coalesce
     }
 
     /// The held ACK, if its time has come.
+    #[inline]
     fn take_reply(&mut self, now: Time) -> Option<Packet> {
         self.delack.take_due(now)
     }
 
+    #[inline]
     fn timer_kinds(&self) -> u8 {
         1 + self.coalesce as u8
     }
 
+    #[inline]
     fn deadline(&self, kind: u8) -> Option<Time> {
         match kind {
             timer::RTO => self.snd.rto_deadline,
@@ -220,10 +224,12 @@ impl Endpoint for TcpFlow {
         }
     }
 
+    #[inline]
     fn receiver_complete(&self) -> bool {
         self.rcv.complete()
     }
 
+    #[inline]
     fn sender_done(&self) -> bool {
         self.snd.done()
     }
@@ -236,10 +242,12 @@ impl Endpoint for TcpFlow {
         self.rcv.received() as u64 * mss - short
     }
 
+    #[inline]
     fn retransmits(&self) -> u32 {
         self.snd.retx
     }
 
+    #[inline]
     fn timeouts(&self) -> u32 {
         self.snd.timeouts
     }
