@@ -14,6 +14,17 @@
 //! owns all state of one run and names no scheme. Adding a scheme:
 //! docs/extending.md.
 
+/// `$body` for whichever arm of an enum whose arms each hold one value
+/// (`$e` of type `$Enum` with variants `$V`), the value bound to `$x`:
+/// the match that enum dispatch writes for every method, written once.
+macro_rules! each_arm {
+    ($e:expr, $Enum:ident [$($V:ident),* $(,)?], $x:ident => $body:expr) => {
+        match $e {
+            $($Enum::$V($x) => $body,)*
+        }
+    };
+}
+
 pub mod bitset;
 pub mod buffer;
 pub mod config;

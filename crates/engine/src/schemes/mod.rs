@@ -78,13 +78,7 @@ macro_rules! each {
 /// A query that needs no configuration, for every arm.
 macro_rules! each_ep {
     ($ep:expr, |$t:ident| $body:expr) => {
-        match $ep {
-            Transport::Tcp($t) => $body,
-            Transport::Rdma($t) => $body,
-            Transport::Xpass($t) => $body,
-            Transport::Homa($t) => $body,
-            Transport::Custom($t) => $body,
-        }
+        each_arm!($ep, Transport[Tcp, Rdma, Xpass, Homa, Custom], $t => $body)
     };
 }
 

@@ -130,14 +130,7 @@ pub enum Law {
 
 macro_rules! each_law {
     ($self:expr, $l:ident => $body:expr) => {
-        match $self {
-            Law::None($l) => $body,
-            Law::Dcqcn($l) => $body,
-            Law::DcqcnNs3($l) => $body,
-            Law::Hpcc($l) => $body,
-            Law::Dctcp($l) => $body,
-            Law::Delay($l) => $body,
-        }
+        each_arm!($self, Law[None, Dcqcn, DcqcnNs3, Hpcc, Dctcp, Delay], $l => $body)
     };
 }
 

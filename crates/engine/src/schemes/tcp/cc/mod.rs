@@ -112,12 +112,7 @@ pub enum Law {
 
 macro_rules! each_law {
     ($self:expr, $l:ident => $body:expr) => {
-        match $self {
-            Law::Reno($l) => $body,
-            Law::Dctcp($l) => $body,
-            Law::L2dct($l) => $body,
-            Law::Cubic($l) => $body,
-        }
+        each_arm!($self, Law[Reno, Dctcp, L2dct, Cubic], $l => $body)
     };
 }
 
