@@ -75,14 +75,14 @@ def test_the_cache_fingerprint_covers_every_module_the_engine_config_comes_from(
 
 
 def test_a_scheme_model_of_ones_own_plugs_in_through_the_base():
-    class SlowStart(TcpScheme):
-        """TCP whose credits retrace its data's path, for this test."""
+    class Retracing(TcpScheme):
+        """TCP whose ACKs retrace its data's path, for this test."""
 
         name: Literal["tcp"] = field("tcp", "the scheme")
         symmetric_routing: ClassVar[bool] = True
 
     spec = Spec.model_validate({"scheme": {"name": "tcp"}, "routing": {"load_balancing": "ecmp"}})
-    ours = SlowStart()
+    ours = Retracing()
     assert spec.routing.resolved_symmetric(spec.scheme) is False
     assert spec.routing.resolved_symmetric(ours) is True
 
@@ -101,6 +101,17 @@ def test_what_the_schemes_say_replaces_their_names(name):
     s = SCHEMES[name]()
     assert s.symmetric_routing == (name == "expresspass")
     assert s.strict_classes_only == (name == "bfc")
+
+
+def test_the_engine_loop_names_no_scheme():
+    # sim/ moves packets; what a scheme keeps and decides is behind the
+    # seam, in its folder under schemes/ (docs/design.md, "The scheme seam")
+    sim = PKG.parents[1] / "crates" / "engine" / "src" / "sim"
+    words = re.compile(r"\b(homa|hpcc|bfc|xpass|expresspass|pfabric|srf|dcqcn|dctcp|l2dct|pias|cubic|reno|labelled|"
+                       r"telemetry)\b", re.IGNORECASE)
+    found = {f"{f.name}:{i}": line.strip() for f in sorted(sim.glob("*.rs"))
+             for i, line in enumerate(f.read_text().splitlines(), 1) if words.search(line)}
+    assert len(list(sim.glob("*.rs"))) >= 7 and not found, found
 
 
 def _code_lines(path: Path) -> int:

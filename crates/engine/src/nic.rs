@@ -31,8 +31,6 @@ pub enum NicState {
 pub struct Nic {
     pub ready: VecDeque<(u32, u32)>,
     pub wakes: Vec<Time>,
-    /// The queue the NIC's labelled flows share (`SHARED_QUEUE`) is paused.
-    pub label_paused: bool,
 }
 
 impl Nic {
@@ -51,8 +49,3 @@ impl Nic {
         debug_assert_eq!(w, Some(now), "the earliest wake-up fires first");
     }
 }
-
-/// The NIC queue a pause frame names when it stops every flow that shares
-/// it (BFC's IncastLabel: the labelled flows' one queue), beside the one
-/// queue each flow has of its own (named by its slot).
-pub const SHARED_QUEUE: u32 = u32::MAX - 1;

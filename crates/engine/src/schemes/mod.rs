@@ -325,11 +325,25 @@ impl Nodes {
         }
     }
 
-    /// Flow `flow` sits in its NIC's queue of labelled flows (BFC's
-    /// IncastLabel), which one pause stops.
+    /// A scheme holds flow `flow` back at `host`'s NIC, beside the pauses
+    /// of the flow's own queue and of its class (BFC's IncastLabel: the
+    /// labelled flows' one queue is paused).
     #[inline]
-    pub fn labelled(&self, flow: u32) -> bool {
-        self.bfc.as_ref().is_some_and(|b| b.labelled(flow))
+    pub fn nic_holds(&self, host: u32, flow: u32) -> bool {
+        self.bfc.as_ref().is_some_and(|b| b.held_at_nic(host, flow))
+    }
+
+    /// A frame reaches `host`'s NIC naming `queue`, which is no flow's own:
+    /// whether it is a scheme's (the labelled flows' queue), paused or
+    /// resumed now.
+    pub fn nic_frame(&mut self, host: u32, queue: u32, pause: bool) -> bool {
+        match &mut self.bfc {
+            Some(b) if queue == bfc::backpressure::LABEL_QUEUE => {
+                b.pause_labelled(host, pause);
+                true
+            }
+            _ => false,
+        }
     }
 
     // ---- switch ports ----
@@ -381,9 +395,10 @@ impl Nodes {
         }
     }
 
-    /// The telemetry packet `id` carries back to its sender.
+    /// What packet `id` carries beside its header back to its sender (an
+    /// ACK: HPCC's telemetry of its data packet's hops).
     #[inline]
-    pub fn telemetry(&self, id: PacketId) -> &[IntHop] {
+    pub fn carried(&self, id: PacketId) -> &[IntHop] {
         self.telemetry.as_ref().map_or(&[], |t| t.hops(id))
     }
 }

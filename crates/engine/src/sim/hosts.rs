@@ -173,8 +173,8 @@ impl Simulation {
                 self.pool.release(id);
                 let mut segs = std::mem::take(&mut self.segs);
                 let retx_before = f.ep.retransmits();
-                let telemetry = self.nodes.telemetry(id);
-                f.ep.on_ack(now, &pkt, telemetry, &self.cfg.transport, &mut segs);
+                let carried = self.nodes.carried(id);
+                f.ep.on_ack(now, &pkt, carried, &self.cfg.transport, &mut segs);
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if f.ep.sender_done() {
                     // FctAt::Sender (with Receiver, the receiver completed first)

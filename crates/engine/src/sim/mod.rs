@@ -22,7 +22,7 @@ use crate::fair_share::{FairShare, Path, MAX_HOPS};
 use crate::flow_level::FlowLevel;
 use crate::ideal::{Active, Ideal};
 use crate::event::{slot_bits_for, Calendar, Event};
-use crate::nic::{Nic, NicState, SHARED_QUEUE};
+use crate::nic::{Nic, NicState};
 use crate::metrics::{
     delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioCounts, PrioLosses,
     QueueSample, QueueingDelay, UnfinishedRecord,

@@ -61,9 +61,9 @@ impl Simulation {
         for _ in 0..self.nics[host as usize].ready.len() {
             let (slot, id) = self.nics[host as usize].ready.pop_front().expect("counted");
             let Some(f) = self.flows.get(slot, id) else { continue };
-            let label_paused = self.nics[host as usize].label_paused && self.nodes.labelled(id);
+            let held = self.nodes.nic_holds(host, id);
             let class_paused = classes > 1 && self.ports[port as usize].queue.class_paused(traffic_class(id, classes) as usize);
-            if f.nic_paused || label_paused || class_paused {
+            if f.nic_paused || held || class_paused {
                 // a frame paused this flow's NIC queue, or PFC its class:
                 // it waits, in its place
                 self.nics[host as usize].ready.push_back((slot, id));

@@ -2,7 +2,7 @@
 //! ports in a shared buffer (admission, release, pause and resume frames
 //! for PFC's traffic classes or for the queues a discipline assigns), with
 //! the per-node hooks a scheme keeps there (`schemes::Nodes`: a header
-//! that orders a port, queues assigned to flows, telemetry stamped as a
+//! that orders a port, queues assigned to flows, headers stamped as a
 //! packet leaves); and ports that decide their departures at timers of
 //! their own.
 
@@ -180,8 +180,8 @@ impl Simulation {
     /// Send a pause or resume frame out of `port`, to the port at the other
     /// end of its link: for a PFC priority (`queue` = `PFC_CLASS`, `flow`
     /// = the traffic class) or one of the queues the far port assigns (at
-    /// a NIC the queue of flow `flow`, or the one its labelled flows
-    /// share). It is a real packet: it waits for the frame being
+    /// a NIC the queue of flow `flow`, or a queue a scheme keeps there,
+    /// `Nodes::nic_frame`). It is a real packet: it waits for the frame being
     /// serialized, then goes first, and takes the link's delay.
     #[inline(never)]
     pub(super) fn send_pfc(&mut self, port: u32, kind: Kind, queue: u32, flow: u32) {
@@ -208,8 +208,8 @@ impl Simulation {
 
     /// A pause or resume frame reaches the port at the far end of its link
     /// (`port`, of the receiving node): it stops or restarts that port's
-    /// data of a class, or one of its queues (at a NIC: a flow's, or the
-    /// one its labelled flows share).
+    /// data of a class, or one of its queues (at a NIC: a flow's, or one a
+    /// scheme keeps there).
     #[inline(never)]
     pub(super) fn on_pfc_frame(&mut self, port: u32, id: PacketId) {
         let pkt = self.pool.release(id);
@@ -222,13 +222,12 @@ impl Simulation {
         let applied = if pkt.seq == PFC_CLASS {
             p.queue.pause_class(pkt.sack_lo as usize, pause, now)
         } else if let Some(host) = nic {
-            // one flow's NIC queue, or the one the labelled flows share
-            if pkt.seq == SHARED_QUEUE {
-                self.nics[host as usize].label_paused = pause;
-            } else if let Some(f) = self.flows.get(pkt.seq, pkt.sack_lo) {
-                f.nic_paused = pause;
-            } else {
-                return self.pause_queue(port, pkt.seq, pause);
+            // a queue a scheme keeps at the NIC, or one flow's
+            if !self.nodes.nic_frame(host, pkt.seq, pause) {
+                match self.flows.get(pkt.seq, pkt.sack_lo) {
+                    Some(f) => f.nic_paused = pause,
+                    None => return self.pause_queue(port, pkt.seq, pause),
+                }
             }
             if !pause {
                 self.nic_pump(host);

@@ -31,6 +31,8 @@ pub struct Backpressure {
     any_labelled: bool,
     /// Packets passed over by sampling, by packet id, while in a switch.
     unsampled: Vec<bool>,
+    /// The NICs (by host) whose queue of labelled flows is paused.
+    label_paused: Vec<bool>,
 }
 
 /// The hash BFC's flow tables index a flow by (the same at every switch;
@@ -42,7 +44,7 @@ pub fn flow_key(flow: u32) -> u64 {
 
 /// The upstream queue a NIC's labelled flows share (their `upstreamQ`):
 /// a pause naming it stops them all.
-pub const LABEL_QUEUE: u32 = crate::nic::SHARED_QUEUE;
+pub const LABEL_QUEUE: u32 = u32::MAX - 1;
 
 /// The flow-table key all labelled flows share.
 const LABEL_KEY: u64 = 0x1abe_11ed_0000_0000;
@@ -123,6 +125,21 @@ impl Backpressure {
             return true;
         }
         false
+    }
+
+    /// A frame pauses or resumes the labelled flows' queue at `host`'s NIC.
+    pub fn pause_labelled(&mut self, host: u32, pause: bool) {
+        if self.label_paused.len() <= host as usize {
+            self.label_paused.resize(host as usize + 1, false);
+        }
+        self.label_paused[host as usize] = pause;
+    }
+
+    /// Flow `flow` waits at `host`'s NIC: it is labelled and the labelled
+    /// flows' queue there is paused.
+    #[inline]
+    pub fn held_at_nic(&self, host: u32, flow: u32) -> bool {
+        self.label_paused.get(host as usize).copied().unwrap_or(false) && self.labelled(flow)
     }
 
     /// Upstream queues paused now.
