@@ -54,6 +54,7 @@ bench: .stamp-build
 	$(PY) -m dcsim bench --scheme hpcc --flows 20000 --json out/bench/hpcc.json
 	$(PY) -m dcsim bench --scheme dcqcn --flows 20000 --json out/bench/dcqcn.json
 	$(PY) -m dcsim bench --scheme bfc --flows 20000 --json out/bench/bfc.json
+	$(PY) -m dcsim bench --scheme pdq --flows 20000 --json out/bench/pdq.json
 	$(PY) -m dcsim.bench_memory
 	$(PY) -m dcsim.bench_cli
 	$(PY) -m dcsim.bench_targets out/bench

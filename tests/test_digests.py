@@ -30,7 +30,7 @@ from dcsim.errors import DcsimWarning
 DIGESTS = Path(__file__).parent / "data" / "digests.json"
 UPDATE = os.environ.get("DCSIM_UPDATE_DIGESTS") == "1"
 
-# 16 hosts on 4 leaves: small enough for 18 schemes in seconds, loaded
+# 16 hosts on 4 leaves: small enough for 19 schemes in seconds, loaded
 # enough (70%) that every scheme queues, marks, drops or pauses.
 TOPO = {"kind": "leaf_spine", "leaves": 4, "spines": 2, "hosts_per_leaf": 4}
 ECMP = {"load_balancing": "ecmp"}
@@ -93,6 +93,10 @@ CASES = {
     # receiver-driven
     "expresspass": case("expresspass", routing=ECMP),
     "homa": case("homa", run={"queueing_delay": True}),
+    # flow state at every link
+    "pdq": case("pdq", routing=ECMP),
+    "pdq-deadlines-no-early-start": case({"name": "pdq", "early_start_k": 0}, routing=ECMP,
+                                         workload={"deadline_mean_us": 200}),
     # workloads and run options the engine treats apart
     "tcp-incast": case("tcp", workload={"matrix": "incast", "senders": 8, "flow_bytes": 100_000,
                                         "requests": 5, "flows": None, "load": None}),

@@ -23,7 +23,7 @@ PKG = Path(dcsim.__file__).resolve().parent
 
 
 def test_every_scheme_is_a_scheme_model_listed_once():
-    assert len(set(MODELS)) == len(MODELS) == len(SCHEMES) == 18
+    assert len(set(MODELS)) == len(MODELS) == len(SCHEMES) == 19
     for name, model in SCHEMES.items():
         assert issubclass(model, SchemeModel), name
         assert model.model_fields["name"].default == name

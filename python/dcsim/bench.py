@@ -21,7 +21,7 @@ import time
 from .spec import Spec, engine_config_json
 
 
-SCHEMES = ("tcp", "pfabric", "ideal", "hpcc", "dcqcn", "bfc")
+SCHEMES = ("tcp", "pfabric", "ideal", "hpcc", "dcqcn", "bfc", "pdq")
 
 #: BFC §6.2.1's fabric: 128 hosts under 8 ToRs, 8 spines, 100 Gb/s, 1 us links.
 BFC_CLOS = {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16, "host_rate_gbps": 100.0,
@@ -30,7 +30,7 @@ BFC_CLOS = {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16
 
 def scenario(flows: int = 20_000, load: float = 0.6, seed: int = 1, scheme: str = "tcp") -> Spec:
     """TCP: the engine's fixed scenario (fresh connections, random
-    spraying). pFabric and Ideal: the paper's point as its figure runs it
+    spraying); PDQ: the same flows on symmetric ECMP. pFabric and Ideal: the paper's point as its figure runs it
     (pfabric-fig7-9: the scripts' connection pool, round-robin spraying,
     whole-packet sizes). HPCC, DCQCN and BFC: BFC's set-up (its Clos with
     shared 12 MB buffers and PFC, Facebook Hadoop sizes with lognormal
@@ -44,14 +44,15 @@ def scenario(flows: int = 20_000, load: float = 0.6, seed: int = 1, scheme: str 
             "workload": {"cdf": "fb_hadoop", "load": load, "load_basis": "core", "arrivals": "lognormal",
                          "flows": flows},
         })
-    if scheme == "tcp":
+    if scheme in ("tcp", "pdq"):
+        # PDQ on TCP's flows (its links need one path per flow: ECMP)
         return Spec.model_validate(
             {
-                "name": "bench",
+                "name": "bench" if scheme == "tcp" else "bench-pdq",
                 "seed": seed,
                 "topology": {"kind": "leaf_spine"},
-                "routing": {"load_balancing": "spray"},
-                "scheme": {"name": "tcp"},
+                "routing": {"load_balancing": "spray" if scheme == "tcp" else "ecmp"},
+                "scheme": {"name": scheme},
                 "workload": {"cdf": "web_search", "load": load, "flows": flows},
             }
         )

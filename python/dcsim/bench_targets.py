@@ -8,7 +8,9 @@ result in a directory against the target its issue sets.
 - pFabric, the paper's point (100,000 flows): under 60 s and 300 MB; the
   Ideal scheduler on the same flows under 5 s (the pFabric issue);
 - HPCC and BFC (20,000 flows): packet-hops/s within 2x of the TCP run's
-  (the BFC issue); DCQCN's ratio is shown, with no target.
+  (the BFC issue); DCQCN's ratio is shown, with no target;
+- PDQ (TCP's 20,000 flows): at least half of TCP's packet-hops/s (the PDQ
+  issue).
 
 A result run at other flows or another load than the target's point is
 reported as such, not judged. Memory is the whole process's peak (MiB). `make bench-scale` judges the scale issue's targets itself
@@ -63,7 +65,7 @@ def targets(results: dict[str, dict]) -> list[str]:
     if ideal:
         lines.append(f"ideal, 100,000 flows: {ideal['wall_s']:.2f} s (target < {IDEAL_S:.0f} s): "
                      f"{_verdict(ideal['wall_s'] < IDEAL_S)}")
-    for scheme in ("hpcc", "bfc", "dcqcn"):
+    for scheme in ("hpcc", "bfc", "dcqcn", "pdq"):
         r = point(scheme, 20_000)
         if not r:
             continue

@@ -55,7 +55,12 @@ def _frame(cols: dict) -> pd.DataFrame:
         finish_ps = np.asarray(cols["finish_ps"], dtype=np.int64)
         fct = (finish_ps - start).astype(np.float64)
         finish = finish_ps * PS
-        delivered = size
+        delivered = np.asarray(cols.get("delivered_bytes", size), dtype=np.int64)
+        # a flow its sender gave up (PDQ's Early Termination) never finished
+        gave_up = delivered < size
+        if gave_up.any():
+            fct[gave_up] = np.nan
+            finish = np.where(gave_up, np.nan, finish)
     else:
         fct = finish = np.full(len(start), np.nan)
         delivered = np.asarray(cols["delivered_bytes"], dtype=np.int64)

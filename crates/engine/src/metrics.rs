@@ -21,6 +21,9 @@ pub struct FlowRecord {
     pub timeouts: u32,
     /// Absolute deadline (0: none).
     pub deadline: Time,
+    /// Payload bytes the receiver held: the flow's size, unless its sender
+    /// gave it up (`Endpoint::terminated`).
+    pub delivered: u64,
 }
 
 /// A flow that started but had not finished when the run stopped.

@@ -147,6 +147,12 @@ pub trait Endpoint {
     /// Payload bytes the receiver holds.
     fn delivered_bytes(&self, cfg: &Self::Config) -> u64;
 
+    /// The sender gave the flow up before the receiver held every byte
+    /// (PDQ's Early Termination): it is recorded as unfinished.
+    fn terminated(&self) -> bool {
+        false
+    }
+
     /// Data packets sent more than once, so far.
     fn retransmits(&self) -> u32 {
         0
@@ -219,6 +225,9 @@ impl<E: Endpoint + ?Sized> Endpoint for Box<E> {
     }
     fn delivered_bytes(&self, cfg: &Self::Config) -> u64 {
         (**self).delivered_bytes(cfg)
+    }
+    fn terminated(&self) -> bool {
+        (**self).terminated()
     }
     fn retransmits(&self) -> u32 {
         (**self).retransmits()

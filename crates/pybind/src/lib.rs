@@ -66,7 +66,7 @@ impl Sim {
         let d = PyDict::new(py);
         columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
                  "finish_ps" => finish, "ideal_ps" => ideal, "retransmits" => retx, "timeouts" => timeouts,
-                 "deadline_ps" => deadline);
+                 "deadline_ps" => deadline, "delivered_bytes" => delivered);
         Ok(d)
     }
 

@@ -19,8 +19,8 @@ PANELS = (
     Panel("large_mean", "(10MB, inf): average", "(10MB, inf]", "mean"),
 )
 
-SCHEMES = ("tcp", "dctcp", "pfabric", "ideal")
-LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pfabric": "pFabric", "ideal": "Ideal"}
+SCHEMES = ("tcp", "dctcp", "pdq", "pfabric", "ideal")
+LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pdq": "PDQ", "pfabric": "pFabric", "ideal": "Ideal"}
 
 #: How the paper's ns-2 scripts run each scheme (docs/sources.md §1): flows
 #: reuse a pool of persistent connections per host pair (8 for TCP and
@@ -39,6 +39,10 @@ def scheme(name: str, **fields) -> dict:
         out |= {"scheme.fast_retransmit": False}
     if name in pools:
         out |= {"scheme.window": "span"}
+    if name == "pdq":
+        # a flow's links must see its ACKs: one path per flow, both ways
+        # (PDQ's §3 is per path; docs/schemes.md)
+        out |= {"routing.load_balancing": "ecmp"}
     return out | {f"scheme.{k}": v for k, v in fields.items()}
 
 
@@ -62,10 +66,10 @@ register(
         title="pFabric Figs. 7-9: normalized FCT vs load, by flow size",
         source="pFabric (SIGCOMM'13) §5.4.1, Figs. 7, 8 (web search) and 9 (data mining)",
         description=(
-            "TCP-DropTail (qSize 225 KB, initCwnd 12, minRTO 200 us), DCTCP (K = 22.5 KB), pFabric (qSize 36 KB, "
-            "RTO 45 us) and the Ideal scheduler on the 144-host leaf-spine with packet spraying, Poisson "
-            "arrivals, uniform random source and destination; normalized FCT overall and by flow size. PDQ, "
-            "the paper's fifth scheme, is not implemented yet."
+            "TCP-DropTail (qSize 225 KB, initCwnd 12, minRTO 200 us), DCTCP (K = 22.5 KB), PDQ (qSize 225 KB, "
+            "RTO 200 us, K = 2), pFabric (qSize 36 KB, RTO 45 us) and the Ideal scheduler on the 144-host "
+            "leaf-spine with packet spraying (PDQ: symmetric ECMP), Poisson arrivals, uniform random source and "
+            "destination; normalized FCT overall and by flow size."
         ),
         base=BASE,
         x="workload.load",
@@ -99,6 +103,25 @@ register(
                        xs=(0.8,), claim="(10MB,inf) average at 80% load: pFabric about the same as TCP (web search)"),
             PaperBound("§5.4.1, Fig. 9", DM, "large_mean", "pfabric", low=0.0, high=0.033, relative_to="ideal",
                        claim="(10MB,inf) average: pFabric within ~3.3% of Ideal (data mining)"),
+            # "pFabric's is x% lower than PDQ's": PDQ / pFabric - 1 = 1 / (1 - x) - 1
+            PaperBound("§5.4.1, Fig. 7", WS, "all_mean", "pdq", low=0.235, high=0.639, relative_to="pfabric",
+                       claim="overall average: pFabric's ~19-39% lower than PDQ's (web search)"),
+            PaperBound("§5.4.1, Fig. 7", DM, "all_mean", "pdq", low=0.667, high=1.0, relative_to="pfabric",
+                       claim="overall average: pFabric's ~40-50% lower than PDQ's (data mining)"),
+            PaperBound("§5.4.1, Fig. 8", WS, "small_mean", "pdq", low=0.429, high=1.0, relative_to="pfabric",
+                       claim="(0,100KB] average: pFabric's ~30-50% lower than PDQ's (web search)"),
+            PaperBound("§5.4.1, Fig. 9", DM, "small_mean", "pdq", low=0.818, high=1.222, relative_to="pfabric",
+                       claim="(0,100KB] average: pFabric's ~45-55% lower than PDQ's (data mining)"),
+            PaperBound("§5.4.1, Fig. 8", WS, "small_p99", "pdq", low=0.429, relative_to="pfabric",
+                       claim="(0,100KB] 99th percentile: pFabric's even further below PDQ's than at the mean "
+                             "(web search)"),
+            PaperBound("§5.4.1, Fig. 9", DM, "small_p99", "pdq", low=0.818, relative_to="pfabric",
+                       claim="(0,100KB] 99th percentile: pFabric's even further below PDQ's than at the mean "
+                             "(data mining)"),
+            PaperBound("§5.4.1, Fig. 8", WS, "large_mean", "pdq", low=0.75, relative_to="pfabric", xs=(0.8,),
+                       claim="(10MB,inf) average at 80% load: PDQ more than 75% worse than pFabric (web search)"),
+            PaperBound("§5.4.1", DM, "small_mean", "pdq", low=1.0, claim="PDQ's normalized FCT is at least two "
+                       "for flows that fit in one RTT (its SYN round trip): (0,100KB] average above 1"),
             PaperBound("§1", WS, "small_mean", "dctcp", low=1.5, high=3.0, relative_to="pfabric", xs=(0.6, 0.8),
                        claim="short flows: DCTCP's average 2.5-4x pFabric's (stated for the evaluation at large)"),
             PaperBound("§5.4.1, Fig. 8 caption", WS, "small_p99", "tcp", low=10.0,
@@ -210,12 +233,14 @@ _design(
     "pfabric-fig14-15", "pFabric Figs. 14-15: priority assignment schemes",
     "pFabric (SIGCOMM'13) §5.4.3, Figs. 14 (web search) and 15 (data mining)",
     "pFabric with each packet's priority = the flow's remaining size (the default), its size, or the bytes it "
-    "sent before the packet (BytesSent); PDQ, also in the paper's figures, is not implemented yet.",
+    "sent before the packet (BytesSent); and PDQ.",
     {"remaining": pfabric(priority="remaining_size"), "size": pfabric(priority="flow_size"),
-     "bytes_sent": pfabric(priority="bytes_sent")},
-    {"remaining": "Remaining flow size", "size": "Flow size", "bytes_sent": "BytesSent"},
+     "bytes_sent": pfabric(priority="bytes_sent"), "pdq": scheme("pdq")},
+    {"remaining": "Remaining flow size", "size": "Flow size", "bytes_sent": "BytesSent", "pdq": "PDQ"},
     facets=(WS, DM),
     paper=(
+        PaperBound("§5.4.3, Fig. 15", DM, "all_mean", "bytes_sent", high=-0.1, relative_to="pdq",
+                   claim="data mining: BytesSent's overall average significantly lower than PDQ's"),
         PaperBound("§5.4.3, Fig. 14(c)", WS, "large_mean", "remaining", low=-0.25, high=0.0, relative_to="size",
                    claim="(10MB,inf): remaining size up to ~15% lower average FCT than flow size (web search)"),
         PaperBound("§5.4.3, Figs. 14-15", WS, "all_mean", "remaining", low=-0.05, high=0.05, relative_to="size",
@@ -280,7 +305,7 @@ _design(
     "pFabric (SIGCOMM'13) §5.4.3, Fig. 20",
     "3 leaves x 48 hosts at 10 Gb/s, 4 x 40 Gb/s uplinks per leaf (3:1); load at the fabric's edge (5-40%, "
     "about 10-80% at the core). The Ideal scheduler sees only host links (Algorithm 1), not the uplinks.",
-    {name: SCRIPT_SCHEMES[name] for name in SCHEMES},
+    {name: SCRIPT_SCHEMES[name] for name in ("tcp", "dctcp", "pfabric", "ideal")},
     LABELS,
     base={**BASE, "topology": {"kind": "oversubscribed_leaf_spine"}},
     quick_loads=(0.1, 0.25, 0.4),
@@ -341,7 +366,7 @@ register(Figure(
     description=(
         "A client (host 0) requests 100 MB striped over N senders (random hosts of the baseline fabric), the "
         "next request as soon as the last flow of the previous one finishes: mean request completion time and "
-        "mean flow completion time. The paper runs 10,000 requests; full mode runs 1,000, quick mode 10."
+        "mean flow completion time. Full mode runs the paper's 10,000 requests, quick mode 10."
     ),
     base={**BASE, "workload": {"matrix": "incast", "dst": 0, "request_bytes": _INCAST_BYTES}},
     x="workload.senders",
@@ -350,9 +375,9 @@ register(Figure(
     facets=("incast",),
     facet_labels={"incast": "Incast, 100 MB requests"},
     series="variant",
-    series_values=("tcp", "dctcp", "pfabric"),
+    series_values=("tcp", "dctcp", "pdq", "pfabric"),
     series_labels=LABELS,
-    variants={name: SCRIPT_SCHEMES[name] for name in ("tcp", "dctcp", "pfabric")},
+    variants={name: SCRIPT_SCHEMES[name] for name in ("tcp", "dctcp", "pdq", "pfabric")},
     panels=(
         Panel("request", "(a) request completion time", "all", "request_ms", ylabel="Request completion (ms)"),
         Panel("flow", "(b) flow completion time", "all", "flow_fct_ms", ylabel="Flow completion (ms)"),
@@ -360,18 +385,20 @@ register(Figure(
     # every scheme's request takes 82-84 ms: from 0 the three lines were one
     ylims={"request": (78.0, 88.0)},
     quick=Mode(x_values=(5, 20, 50), flows=1, set={"workload.requests": 10}),
-    full=Mode(x_values=(2, 5, 10, 20, 30, 40, 50), flows=1, set={"workload.requests": 1000}),
+    full=Mode(x_values=(2, 5, 10, 20, 30, 40, 50), flows=1, set={"workload.requests": 10_000}),
     paper=(
         PaperBound("§5.3, Fig. 6", "incast", "request", "dctcp", low=80.0, high=86.0,
                    claim="DCTCP: near-ideal 80 ms per request for every N (100 MB at 10 Gb/s; 82.2 ms with "
                          "40-byte headers per 1,460-byte packet)"),
         PaperBound("§5.3, Fig. 6", "incast", "request", "pfabric", low=80.0, high=84.0, xs=(50,),
                    claim="pFabric: 81.1 ms per request with 50 senders"),
+        PaperBound("§5.3, Fig. 6", "incast", "flow", "pdq", low=0.0, high=0.25, relative_to="pfabric", xs=(50,),
+                   claim="PDQ behaves like pFabric, slightly worse as the senders grow (its flow switching)"),
     ),
     notes=(
         "The request is 100,000,000 bytes of payload: 82.2 ms on the wire at 10 Gb/s with headers, which is the "
-        "floor of every scheme here (the paper's \"ideal 80 ms\" counts payload only). Fewer requests than the "
-        "paper's 10,000; the senders are random hosts (the paper does not say which)."
+        "floor of every scheme here (the paper's \"ideal 80 ms\" counts payload only). The senders are random hosts "
+        "(the paper does not say which); PDQ runs on symmetric ECMP, the others spray."
     ),
 ))
 
@@ -397,8 +424,8 @@ register(Figure(
         "Flows under 200 KB get a deadline, exponential with the given mean and at least 1.25x their "
         "idle-network FCT; 60% load. Application throughput: the share of deadline flows that finish in time "
         "(Fig. 10); the average normalized FCT of the other flows (Fig. 11). pFabric-EDF puts deadline flows in a "
-        "strict-priority queue of their own, ordered by deadline, while the deadline can be met; PDQ is not "
-        "implemented yet."
+        "strict-priority queue of their own, ordered by deadline, while the deadline can be met; PDQ schedules "
+        "deadline flows first (earliest deadline) and terminates those that can no longer make it."
     ),
     base={**BASE, "workload": {**BASE["workload"], "load": 0.6}},
     x="workload.deadline_mean_us",
@@ -408,10 +435,10 @@ register(Figure(
     facets=(WS, DM),
     facet_labels={WS: "(a) Web search", DM: "(b) Data mining"},
     series="variant",
-    series_values=("pfabric_edf", "pfabric", "dctcp", "tcp"),
+    series_values=("pfabric_edf", "pdq", "pfabric", "dctcp", "tcp"),
     series_labels={"pfabric_edf": "pFabric-EDF", **LABELS},
     variants={"pfabric_edf": pfabric(priority="deadline"),
-              **{name: SCRIPT_SCHEMES[name] for name in ("pfabric", "dctcp", "tcp")}},
+              **{name: SCRIPT_SCHEMES[name] for name in ("pdq", "pfabric", "dctcp", "tcp")}},
     # pFabric (remaining size), DCTCP and TCP never read a deadline: one run
     # each, measured against every mean (a test checks the runs are equal)
     x_blind=("pfabric", "dctcp", "tcp"),
@@ -419,6 +446,8 @@ register(Figure(
     panels=(
         Panel("met", "Fig. 10: application throughput", "all", "deadlines_met", ylabel="Application throughput (%)"),
         Panel("other_mean", "Fig. 11: average of the flows without deadlines (>= 200 KB)", "(200KB, inf]", "mean"),
+        Panel("setup", "§5.4.2: deadlines no scheme can meet after a set-up RTT", "all", "beyond_setup",
+              ylabel="Deadline flows (%)"),
     ),
     bins=(0, 200_000, float("inf")),
     quick=Mode(x_values=(100, 1000, 10_000), flows=2500),
@@ -431,6 +460,16 @@ register(Figure(
                    claim="pFabric meets 98.4% of deadlines at a 100 us mean (web search)"),
         PaperBound("§5.4.2, Fig. 11", WS, "other_mean", "pfabric_edf", low=0.0, high=0.15, relative_to="pfabric",
                    claim="pFabric-EDF is slightly worse than pFabric for flows without deadlines"),
+        PaperBound("§5.4.2, Fig. 10", WS, "met", "pdq", low=0.0, relative_to="dctcp",
+                   claim="PDQ's application throughput is higher than DCTCP's and TCP's (web search)"),
+        PaperBound("§5.4.2, Fig. 10", DM, "met", "pdq", low=0.0, relative_to="dctcp",
+                   claim="PDQ's application throughput is higher than DCTCP's and TCP's (data mining)"),
+        PaperBound("§5.4.2, Fig. 10", WS, "met", "pdq", high=0.0, relative_to="pfabric_edf", xs=(100,),
+                   claim="PDQ misses far more deadlines than pFabric at the tightest setting"),
+        PaperBound("§5.4.2", WS, "setup", "pdq", low=15.0, high=30.0, xs=(100,),
+                   claim="at a 100 us mean deadline, 22.7% of deadline flows cannot be met after PDQ's set-up RTT"),
+        PaperBound("§5.4.2", WS, "setup", "pdq", low=1.5, high=4.0, xs=(1000,),
+                   claim="at a 1 ms mean deadline, 2.5% cannot (5.0% at 500 us)"),
     ),
     notes=(
         "Deadlines are drawn for flows under 200 KB only, at least 1.25x their idle-network FCT (§5.4.2). A "
@@ -438,7 +477,9 @@ register(Figure(
         "leaves the deadline queue and competes by remaining size, as the ns-2 code demotes it; flows are not "
         "stopped at their deadline, and a late flow counts as a miss. pFabric, DCTCP and TCP-DropTail never read a "
         "deadline: each runs once per workload and is measured against every mean (the flows are the same; only "
-        "their deadlines differ)."
+        "their deadlines differ). PDQ terminates a deadline flow that cannot make it any more (Early "
+        "Termination): it counts as a miss. The set-up panel is a property of the flows and deadlines, the same for "
+        "every scheme: the share of deadline flows whose deadline lies within their ideal FCT plus one RTT."
     ),
 ))
 

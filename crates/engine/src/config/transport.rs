@@ -16,6 +16,8 @@ pub enum TransportConfig {
     /// Homa (`schemes/homa/`): unscheduled bytes, then grants, with
     /// network priorities.
     Homa(HomaConfig),
+    /// PDQ (`schemes/pdq/`): rates and pauses agreed by every link.
+    Pdq(PdqConfig),
     /// A transport defined outside the engine, whose endpoints a factory
     /// given to `Simulation::with_transport` makes (docs/extending.md).
     Custom(CustomConfig),
@@ -34,6 +36,55 @@ pub struct CustomConfig {
     pub pulled: bool,
     #[serde(default)]
     pub params: serde_json::Value,
+}
+
+/// PDQ's hosts and links (SIGCOMM'12; the pFabric paper's Table 1;
+/// docs/schemes.md).
+#[derive(Clone, Debug, Deserialize)]
+pub struct PdqConfig {
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
+    /// The sender's top rate, the R_H it asks for (its NIC's; 0: filled in
+    /// from the network's host links).
+    #[serde(default)]
+    pub line_rate_bps: u64,
+    /// The fixed retransmission timeout.
+    pub rto_ps: u64,
+    /// A paused sender probes at least this far apart.
+    pub probe_interval_ps: u64,
+    /// Early Start's K, in RTTs (0: off).
+    pub early_start_k: f64,
+    pub early_termination: bool,
+    /// Dampening: after accepting a paused flow, a link accepts no other
+    /// for this long (0: off).
+    pub dampening_ps: u64,
+    pub suppressed_probing: bool,
+    /// The most flows a link's list holds (the paper's 2 kappa, capped).
+    pub max_flows: u32,
+    /// The rate controller updates every this many RTTs.
+    pub rate_update_rtts: f64,
+}
+
+impl PdqConfig {
+    /// Table 1's settings on 10 Gb/s hosts, for unit tests.
+    #[cfg(test)]
+    pub fn test_default() -> PdqConfig {
+        PdqConfig {
+            mss_bytes: 1460,
+            header_bytes: 40,
+            ack_bytes: 40,
+            line_rate_bps: 10_000_000_000,
+            rto_ps: 200_000_000,
+            probe_interval_ps: 15_000_000,
+            early_start_k: 2.0,
+            early_termination: true,
+            dampening_ps: 15_000_000,
+            suppressed_probing: true,
+            max_flows: 64,
+            rate_update_rtts: 2.0,
+        }
+    }
 }
 
 /// Homa's hosts (its OMNeT++ simulator's, as BFC App. A.2 ran it;
@@ -265,6 +316,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.mss_bytes,
             TransportConfig::Xpass(c) => c.mss_bytes,
             TransportConfig::Homa(c) => c.mss_bytes,
+            TransportConfig::Pdq(c) => c.mss_bytes,
             TransportConfig::Custom(c) => c.mss_bytes,
         }
     }
@@ -276,6 +328,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.header_bytes,
             TransportConfig::Xpass(c) => c.header_bytes,
             TransportConfig::Homa(c) => c.header_bytes,
+            TransportConfig::Pdq(c) => c.header_bytes,
             TransportConfig::Custom(c) => c.header_bytes,
         }
     }
@@ -287,6 +340,7 @@ impl TransportConfig {
             TransportConfig::Rdma(c) => c.ack_bytes,
             TransportConfig::Xpass(c) => c.control_bytes,
             TransportConfig::Homa(c) => c.grant_bytes,
+            TransportConfig::Pdq(c) => c.ack_bytes,
             TransportConfig::Custom(c) => c.ack_bytes,
         }
     }
@@ -302,7 +356,10 @@ impl TransportConfig {
     /// The NIC pulls this transport's data packets when its line is free
     /// (`Endpoint::poll`) instead of taking what it pushes.
     pub fn pulled(&self) -> bool {
-        matches!(self, TransportConfig::Rdma(_) | TransportConfig::Homa(_) | TransportConfig::Custom(CustomConfig { pulled: true, .. }))
+        matches!(
+            self,
+            TransportConfig::Rdma(_) | TransportConfig::Homa(_) | TransportConfig::Pdq(_) | TransportConfig::Custom(CustomConfig { pulled: true, .. })
+        )
     }
 
     /// Messages end at the receiver, with nothing sent back (Homa's): the

@@ -6,6 +6,7 @@
 //! - `rdma`: dcqcn, dcqcn_ns3rdma, hpcc, dctcp_rdma, ideal_fq_packet,
 //!   ideal_srf_packet, and the hosts of bfc;
 //! - `homa`, `xpass` (expresspass): receiver-driven;
+//! - `pdq`: its hosts and the flow lists of every link;
 //! - `bfc`, `pfabric`: their switches.
 //!
 //! A scheme plugs in at two seams (docs/design.md, "The scheme seam";
@@ -18,12 +19,14 @@
 
 pub mod bfc;
 pub mod homa;
+pub mod pdq;
 pub mod pfabric;
 pub mod rdma;
 pub mod tcp;
 pub mod xpass;
 
 use crate::config::{Config, QueueConfig, RdmaConfig, TransportConfig};
+pub use pdq::switch::LinkNow;
 use crate::flows::FlowTable;
 use crate::packet::{Hop, Kind, Packet, PacketId};
 use crate::port::Port;
@@ -43,6 +46,8 @@ pub enum Transport {
     Xpass(xpass::XpassFlow),
     /// Homa: unscheduled bytes, then the receiver's grants.
     Homa(homa::HomaFlow),
+    /// PDQ: the rate and pauses every link on the path agreed on.
+    Pdq(pdq::PdqFlow),
     /// A transport defined outside the engine.
     Custom(CustomEndpoint),
 }
@@ -54,6 +59,7 @@ impl std::fmt::Debug for Transport {
             Transport::Rdma(t) => t.fmt(f),
             Transport::Xpass(t) => t.fmt(f),
             Transport::Homa(t) => t.fmt(f),
+            Transport::Pdq(t) => t.fmt(f),
             Transport::Custom(_) => f.write_str("Custom"),
         }
     }
@@ -69,6 +75,7 @@ macro_rules! each {
             (Transport::Rdma($t), TransportConfig::Rdma($c)) => $body,
             (Transport::Xpass($t), TransportConfig::Xpass($c)) => $body,
             (Transport::Homa($t), TransportConfig::Homa($c)) => $body,
+            (Transport::Pdq($t), TransportConfig::Pdq($c)) => $body,
             (Transport::Custom($t), TransportConfig::Custom($c)) => $body,
             _ => unreachable!("a flow's transport is its configuration's"),
         }
@@ -78,7 +85,7 @@ macro_rules! each {
 /// A query that needs no configuration, for every arm.
 macro_rules! each_ep {
     ($ep:expr, |$t:ident| $body:expr) => {
-        each_arm!($ep, Transport[Tcp, Rdma, Xpass, Homa, Custom], $t => $body)
+        each_arm!($ep, Transport[Tcp, Rdma, Xpass, Homa, Pdq, Custom], $t => $body)
     };
 }
 
@@ -154,6 +161,11 @@ impl Transport {
     }
 
     #[inline]
+    pub fn terminated(&self) -> bool {
+        each_ep!(self, |t| Endpoint::terminated(t))
+    }
+
+    #[inline]
     pub fn retransmits(&self) -> u32 {
         each_ep!(self, |t| Endpoint::retransmits(t))
     }
@@ -193,6 +205,7 @@ pub enum Hosts {
     Xpass,
     /// The receivers' grant scheduler (`homa/grants.rs`).
     Homa(homa::grants::Receivers),
+    Pdq,
     /// A transport defined outside the engine, and what makes its flows.
     Custom(Box<dyn Factory>),
 }
@@ -206,6 +219,7 @@ impl Hosts {
             TransportConfig::Rdma(_) => Hosts::Rdma,
             TransportConfig::Xpass(_) => Hosts::Xpass,
             TransportConfig::Homa(_) => Hosts::Homa(homa::grants::Receivers::new(hosts)),
+            TransportConfig::Pdq(_) => Hosts::Pdq,
             TransportConfig::Custom(_) => Hosts::Custom(factory.ok_or(
                 "transport custom is defined outside the engine: build the simulation with \
                  Simulation::with_transport and its factory",
@@ -225,6 +239,7 @@ impl Hosts {
             (Hosts::Rdma, TransportConfig::Rdma(c)) => (Transport::Rdma(rdma::new_flow(f, c)), false),
             (Hosts::Xpass, TransportConfig::Xpass(c)) => (Transport::Xpass(xpass::XpassFlow::new(f.spec, c, f.seed)), false),
             (Hosts::Homa(_), TransportConfig::Homa(c)) => (Transport::Homa(homa::HomaFlow::new(f.spec, c)), false),
+            (Hosts::Pdq, TransportConfig::Pdq(c)) => (Transport::Pdq(pdq::PdqFlow::new(f, c)), false),
             (Hosts::Custom(make), TransportConfig::Custom(c)) => (Transport::Custom(make.new_flow(f, c)), false),
             _ => unreachable!("the hosts' state is the transport's"),
         }
@@ -280,6 +295,8 @@ pub struct Nodes {
     telemetry: Option<rdma::telemetry::Stamps>,
     /// BFC's pause counters (`bfc/backpressure.rs`).
     bfc: Option<bfc::backpressure::Backpressure>,
+    /// PDQ's flow lists, one per link (`pdq/switch.rs`).
+    pdq: Option<pdq::switch::Links>,
 }
 
 /// A pause or resume frame a hook asks a switch to send.
@@ -298,18 +315,58 @@ impl Nodes {
             srf,
             telemetry: rdma::telemetry::Stamps::of(&cfg.transport),
             bfc: bfc::switch::backpressure(cfg, net),
+            pdq: match &cfg.transport {
+                TransportConfig::Pdq(c) => Some(pdq::switch::Links::new(net.links.len(), c)),
+                _ => None,
+            },
         })
     }
 
     // ---- a NIC sends ----
 
-    /// A NIC builds data packet `pkt` of the flow in `slot`: the queue it
-    /// leaves the NIC by, which the next switch names in a pause (BFC's
-    /// upstreamQ, in `prio`).
+    /// A NIC builds data packet `pkt` of the flow in `slot`, whose
+    /// endpoints are `ep`: the queue it leaves the NIC by, which the next
+    /// switch names in a pause (BFC's upstreamQ, in `prio`); the header
+    /// its sender writes (PDQ's scheduling header).
     #[inline]
-    pub fn nic_builds(&self, pkt: &mut Packet, slot: u32) {
+    pub fn nic_builds(&self, pkt: &mut Packet, slot: u32, ep: &Transport, cfg: &TransportConfig) {
         if let Some(bp) = &self.bfc {
             pkt.prio = bfc::switch::nic_queue(bp, slot, pkt.flow);
+        }
+        if let (Transport::Pdq(t), TransportConfig::Pdq(c)) = (ep, cfg) {
+            t.write_header(pkt, c);
+        }
+    }
+
+    // ---- every link, a NIC's or a switch's ----
+
+    /// The scheme schedules flows at every link, reading and rewriting a
+    /// header on every packet that crosses one (PDQ): the packet path
+    /// calls `leaves_by` and `comes_back`.
+    #[inline]
+    pub fn schedules_links(&self) -> bool {
+        self.pdq.is_some()
+    }
+
+    /// Packet `pkt` leaves by link `at` (its NIC's or a switch's port):
+    /// from its flow's sender, the link's scheduler decides on it (PDQ's
+    /// Algorithm 1).
+    pub fn leaves_by(&mut self, at: LinkNow, pkt: &mut Packet, cfg: &TransportConfig) {
+        if let (Some(l), TransportConfig::Pdq(c)) = (&mut self.pdq, cfg) {
+            if pdq::switch::from_sender(pkt) {
+                l.forward(at, pkt, c);
+            }
+        }
+    }
+
+    /// Packet `pkt` arrives over the link whose port here is `port` (the
+    /// port its flow's data leaves by, on a symmetric path): an ACK
+    /// commits what its path decided (PDQ's Algorithm 3).
+    pub fn comes_back(&mut self, port: u32, pkt: &mut Packet, cfg: &TransportConfig) {
+        if let (Some(l), TransportConfig::Pdq(c)) = (&mut self.pdq, cfg) {
+            if pdq::switch::carries_back(pkt) {
+                l.reverse(port, pkt, c);
+            }
         }
     }
 
@@ -408,9 +465,10 @@ pub type Report = (&'static str, serde_json::Value);
 
 /// The report of the run's scheme, if it has one (Homa's levels as
 /// resolved for the network and workload).
-pub fn report(cfg: &TransportConfig) -> Option<Report> {
+pub fn report(cfg: &TransportConfig, nodes: &Nodes) -> Option<Report> {
     match cfg {
         TransportConfig::Homa(h) => Some(("homa", serde_json::to_value(homa::levels::report(h)).expect("plain data"))),
+        TransportConfig::Pdq(_) => nodes.pdq.as_ref().map(|l| ("pdq", pdq::switch::report(l))),
         _ => None,
     }
 }
@@ -421,13 +479,16 @@ pub fn report(cfg: &TransportConfig) -> Option<Report> {
 pub fn resolve(t: &mut TransportConfig, net: &Network, rtt: Time) -> Result<(), String> {
     match t {
         TransportConfig::Rdma(r) => rdma::resolve(r, rtt),
-        TransportConfig::Homa(h) => {
-            let host_bps = net.links.iter().find(|l| net.is_host(l.node)).map_or(0, |l| l.rate_bps);
-            homa::levels::resolve(h, host_bps, rtt)?;
-        }
+        TransportConfig::Homa(h) => homa::levels::resolve(h, host_bps(net), rtt)?,
+        TransportConfig::Pdq(p) => pdq::resolve(p, host_bps(net)),
         _ => {}
     }
     Ok(())
+}
+
+/// The rate of the first host link (the hosts' NIC rate).
+fn host_bps(net: &Network) -> u64 {
+    net.links.iter().find(|l| net.is_host(l.node)).map_or(0, |l| l.rate_bps)
 }
 
 /// The combinations a scheme does not run (`ports`: each link's port).
@@ -437,5 +498,6 @@ pub fn check(cfg: &Config, net: &Network, ports: &[&QueueConfig]) -> Result<(), 
     if let TransportConfig::Homa(_) = cfg.transport {
         homa::levels::check_lossless(cfg, net, ports)?;
     }
+    pdq::check(cfg, ports)?;
     rdma::srf::check(cfg, ports)
 }

@@ -83,6 +83,7 @@ impl Simulation {
         let by_class = ports.iter().any(|p| p.queue.by_class());
         let mut gen = FlowGen::new(&cfg.workload, net.hosts, cfg.seed)?;
         let nodes = Nodes::new(&cfg, &net, factory)?;
+        let link_sched = nodes.schedules_links();
         let place: Vec<u8> = net
             .links
             .iter()
@@ -155,6 +156,7 @@ impl Simulation {
             samples: Vec::new(),
             flow_samples: Vec::new(),
             has_pfc,
+            link_sched,
             nics,
             nic_host,
             nic_srpt,

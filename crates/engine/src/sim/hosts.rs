@@ -145,7 +145,7 @@ impl Simulation {
                 let drives = f.ep.receiver_drives();
                 if self.cfg.fct_at == FctAt::Receiver && f.ep.receiver_complete() && !f.recorded {
                     f.recorded = true;
-                    self.records.push(record(f, now));
+                    self.records.push(record(f, now, &self.cfg.transport));
                     self.flow_finished(now);
                 }
                 match reply {
@@ -178,7 +178,7 @@ impl Simulation {
                 self.counters.retransmitted_pkts += (f.ep.retransmits() - retx_before) as u64;
                 if f.ep.sender_done() {
                     // FctAt::Sender (with Receiver, the receiver completed first)
-                    let record = (!f.recorded).then(|| record(f, now));
+                    let record = (!f.recorded).then(|| record(f, now, &self.cfg.transport));
                     self.nodes.hosts.flow_ends(&f.spec, &f.ep);
                     self.flows.remove(pkt.slot);
                     if let Some(r) = record {
@@ -227,7 +227,7 @@ impl Simulation {
         if !f.ep.sender_done() {
             return;
         }
-        let record = (!f.recorded).then(|| record(f, now));
+        let record = (!f.recorded).then(|| record(f, now, &self.cfg.transport));
         self.flows.remove(slot);
         if let Some(r) = record {
             self.records.push(r);

@@ -39,7 +39,7 @@ use crate::transport::{Factory, NewFlow, Poll, Segment};
 use crate::workload::{traffic_class, FlowGen, FlowSpec};
 
 /// A flow's record once it has finished at `finish`.
-fn record(f: &Flow<Transport>, finish: Time) -> FlowRecord {
+fn record(f: &Flow<Transport>, finish: Time, cfg: &crate::config::TransportConfig) -> FlowRecord {
     FlowRecord {
         id: f.spec.id,
         src: f.spec.src,
@@ -51,6 +51,8 @@ fn record(f: &Flow<Transport>, finish: Time) -> FlowRecord {
         retx: f.ep.retransmits(),
         timeouts: f.ep.timeouts(),
         deadline: f.deadline,
+        // a flow its sender gave up holds what arrived (PDQ's TERM)
+        delivered: if f.ep.terminated() { f.ep.delivered_bytes(cfg) } else { f.spec.size },
     }
 }
 
@@ -115,6 +117,9 @@ pub struct Simulation {
     /// Some port obeys pauses (so pause frames and shared buffers may
     /// exist): one predictable test per packet-hop when none does.
     has_pfc: bool,
+    /// The scheme schedules flows at every link (`Nodes::schedules_links`):
+    /// one predictable test per packet-hop when it does not.
+    link_sched: bool,
     /// The transport's data is pulled by the NICs (`nic.rs`): each host's
     /// round robin, and the host of each NIC port.
     nics: Vec<Nic>,
@@ -258,6 +263,7 @@ impl Simulation {
                     retx: 0,
                     timeouts: 0,
                     deadline: self.absolute_deadline(&a.spec, a.ideal),
+                    delivered: a.spec.size,
                 });
                 self.flow_finished(t);
             }

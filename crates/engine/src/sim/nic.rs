@@ -76,7 +76,11 @@ impl Simulation {
                     self.nics[host as usize].ready.push_back((slot, id));
                     let spec = self.arm_timers(slot, id).expect("polled");
                     let mut pkt = self.data_packet(slot, id, &spec, &seg);
-                    self.nodes.nic_builds(&mut pkt, slot);
+                    let f = self.flows.peek(slot, id).expect("polled");
+                    self.nodes.nic_builds(&mut pkt, slot, &f.ep, &self.cfg.transport);
+                    if self.link_sched {
+                        self.leaves_nic(port, &mut pkt);
+                    }
                     self.counters.data_pkts += 1;
                     self.counters.host_tx_pkts += 1;
                     self.counters.host_tx_bytes += pkt.size as u64;

@@ -25,12 +25,48 @@ impl Simulation {
             }
         }
         if self.net.is_host(node) {
+            if self.link_sched {
+                self.crosses_link(None, via ^ 1, hop.id);
+            }
             self.on_host_receive(node, hop.id);
         } else {
             let port = if hint != NO_HINT { hint } else { self.routes.next_port(node, hop.dst as u32, hop.flow) };
             debug_assert!(hint == NO_HINT || Some(hint) == self.routes.fixed_port(node, hop.dst as u32, hop.flow));
+            if self.link_sched {
+                self.crosses_link(Some(port), via ^ 1, hop.id);
+            }
             self.offer(port, hop);
         }
+    }
+
+    /// A scheme that schedules at every link (`Nodes::schedules_links`): a
+    /// packet that came in over the link of port `back` (this node's) and
+    /// leaves by `out` (at a switch) has its header read and rewritten by
+    /// both links' schedulers.
+    #[inline(never)]
+    fn crosses_link(&mut self, out: Option<u32>, back: u32, id: PacketId) {
+        let at = out.map(|port| self.link_now(port));
+        let pkt = self.pool.get_mut(id);
+        self.nodes.comes_back(back, pkt, &self.cfg.transport);
+        if let Some(at) = at {
+            self.nodes.leaves_by(at, pkt, &self.cfg.transport);
+        }
+    }
+
+    /// A host's NIC sends `pkt` by its port `port`: its link's scheduler
+    /// decides on it first.
+    #[inline(never)]
+    pub(super) fn leaves_nic(&mut self, port: u32, pkt: &mut Packet) {
+        let at = self.link_now(port);
+        self.nodes.leaves_by(at, pkt, &self.cfg.transport);
+    }
+
+    /// What a link's scheduler is told of port `port` now: its rate and
+    /// the bytes waiting there (what its FIFO has yet to serialize).
+    fn link_now(&self, port: u32) -> crate::schemes::LinkNow {
+        let p = &self.ports[port as usize];
+        let ahead = p.busy_until.saturating_sub(self.now) as u128 * p.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128;
+        crate::schemes::LinkNow { port, rate_bps: p.rate_bps, backlog_bytes: (ahead as u64).max(p.bytes), now: self.now }
     }
 
     /// A packet reaches an output port: send it now if the port is idle,

@@ -227,7 +227,7 @@ impl Simulation {
     /// What the run's scheme reports of itself, beside the ports, as the
     /// scheme's module writes it (`schemes::report`).
     pub fn scheme_report(&self) -> Option<crate::schemes::Report> {
-        crate::schemes::report(&self.cfg.transport)
+        crate::schemes::report(&self.cfg.transport, &self.nodes)
     }
 
     /// Counters with the port-level totals folded in.

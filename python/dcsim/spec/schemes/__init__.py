@@ -21,6 +21,7 @@ from .ideal_fq import IdealFqScheme
 from .ideal_fq_packet import IdealFqPacketScheme, IdealSrfPacketScheme
 from .l2dct import L2dctScheme
 from .las import LasScheme
+from .pdq import PdqScheme
 from .pfabric import PFabricScheme
 from .pias import PiasScheme
 from .prio_queues import PrioQueuesScheme
@@ -31,7 +32,7 @@ from .tcp import TcpFamily, TcpScheme
 #: them: the one list of schemes.
 MODELS = (TcpScheme, DctcpScheme, PFabricScheme, IdealScheme, PiasScheme, LasScheme, PrioQueuesScheme, L2dctScheme,
           IdealFqScheme, DcqcnScheme, HpccScheme, BfcScheme, DctcpRdmaScheme, ExpressPassScheme, IdealFqPacketScheme,
-          DcqcnNs3rdmaScheme, HomaScheme, IdealSrfPacketScheme)
+          DcqcnNs3rdmaScheme, HomaScheme, IdealSrfPacketScheme, PdqScheme)
 
 #: `[scheme]`: one of the models, chosen by its `name`.
 Scheme = Annotated[Union[MODELS], Field(discriminator="name")]  # type: ignore[valid-type]
