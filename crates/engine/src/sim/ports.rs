@@ -61,12 +61,11 @@ impl Simulation {
         self.nodes.leaves_by(at, pkt, &self.cfg.transport);
     }
 
-    /// What a link's scheduler is told of port `port` now: its rate and
-    /// the bytes waiting there (what its FIFO has yet to serialize).
+    /// What a link's scheduler is told of port `port` now.
+    #[inline]
     fn link_now(&self, port: u32) -> crate::schemes::LinkNow {
         let p = &self.ports[port as usize];
-        let ahead = p.busy_until.saturating_sub(self.now) as u128 * p.rate_bps as u128 / 8 / crate::time::PS_PER_S as u128;
-        crate::schemes::LinkNow { port, rate_bps: p.rate_bps, backlog_bytes: (ahead as u64).max(p.bytes), now: self.now }
+        crate::schemes::LinkNow { port, rate_bps: p.rate_bps, busy_until: p.busy_until, queued_bytes: p.bytes, now: self.now }
     }
 
     /// A packet reaches an output port: send it now if the port is idle,

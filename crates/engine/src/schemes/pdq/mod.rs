@@ -25,7 +25,7 @@ mod tests;
 use crate::bitset::Bitset;
 use crate::config::PdqConfig;
 use crate::packet::{flags, Kind, Packet};
-use crate::time::{serialization, Time};
+use crate::time::{serialization, Time, PS_PER_S};
 use crate::transport::{Cx, Endpoint, NewFlow, Poll, Segment};
 use header::{Header, FIN, NONE};
 
@@ -59,7 +59,9 @@ pub fn check(cfg: &crate::config::Config, ports: &[&crate::config::QueueConfig])
     Ok(())
 }
 
-/// The retransmission timer (PDQ's only one: probes wait on the NIC).
+/// The retransmission timer (kind 0); kind 1 is a paused flow's next
+/// probe (a timer, not a pacing time its NIC would ask about at every
+/// packet it sends).
 const RTO: u8 = 0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,9 +96,11 @@ pub struct PdqFlow {
     /// Packets to send again first (after a timeout).
     resend: std::collections::VecDeque<u32>,
     rto_deadline: Option<Time>,
-    /// A probe is out; the next may go at `next_probe`.
+    /// A probe is out; the next may go at `next_probe`; its timer fired
+    /// (the NIC sends it when its line is free).
     probe_out: bool,
     next_probe: Time,
+    probe_due: bool,
     retx: u32,
     timeouts: u32,
     terminated: bool,
@@ -126,6 +130,7 @@ impl PdqFlow {
             rto_deadline: None,
             probe_out: false,
             next_probe: 0,
+            probe_due: false,
             retx: 0,
             timeouts: 0,
             terminated: false,
@@ -153,7 +158,8 @@ impl PdqFlow {
     /// rate, P_H its pauser, D_H, T_H = what is left at the top rate, and
     /// its RTT.
     pub fn header(&self, cfg: &PdqConfig) -> (Header, u64, Time) {
-        let t = serialization(self.remaining(cfg), cfg.line_rate_bps);
+        // (in floating point: a u128 division per packet otherwise)
+        let t = (self.remaining(cfg) as f64 * 8.0 * PS_PER_S as f64 / cfg.line_rate_bps as f64) as Time;
         let h = Header { rate_bps: cfg.line_rate_bps, pauser: self.granted.pauser, interval: 0 };
         (h, header::key(self.deadline, t), self.rtt)
     }
@@ -188,15 +194,14 @@ impl PdqFlow {
                 self.control(now, FIN | flags::PROBE, cfg)
             }
             Phase::SynSent | Phase::TermSent | Phase::Done => Poll::Blocked,
-            Phase::Open if self.granted.paused() => {
+            Phase::Open if self.granted.paused() && !self.fin_sent() => {
                 // paused: one probe at a time, every I_S RTTs at least
                 // probe_interval apart (Suppressed Probing, §3.3.2)
-                if self.probe_out {
+                if self.probe_out || self.next_probe > now {
                     Poll::Blocked
-                } else if self.next_probe > now {
-                    Poll::At(self.next_probe)
                 } else {
                     self.probe_out = true;
+                    self.probe_due = false;
                     self.control(now, flags::PROBE, cfg)
                 }
             }
@@ -218,14 +223,25 @@ impl PdqFlow {
                     self.retx += 1;
                 }
                 let size = (self.payload(seq, cfg) + cfg.header_bytes) as u16;
-                self.next_avail = now + serialization(size as u64, self.granted.rate_bps);
+                // after the FIN, what is resent goes at the line rate (the
+                // flow is off the links' books)
+                let rate = if self.fin_sent() { cfg.line_rate_bps } else { self.granted.rate_bps };
+                self.next_avail = now + serialization(size as u64, rate);
                 if self.rto_deadline.is_none() {
                     self.arm_rto(now, cfg);
                 }
-                let fin = if seq + 1 == self.n_pkts { FIN } else { 0 };
+                // the last packet carries the FIN, and so does any packet
+                // sent again after it: no link books the flow again
+                let fin = if self.fin_sent() { FIN } else { 0 };
                 Poll::Send(Segment { seq, size, flags: fin, prio: 0, kind: Kind::Data })
             }
         }
+    }
+
+    /// Every packet has been sent once (the last with the FIN).
+    #[inline]
+    fn fin_sent(&self) -> bool {
+        self.snd_nxt >= self.n_pkts
     }
 
     /// Early Termination (§3.3.2), for a flow with a deadline: past it; or
@@ -285,6 +301,8 @@ impl PdqFlow {
         if was_paused && !self.granted.paused() {
             self.next_avail = now;
         }
+        // a probe's timer is never armed in the past
+        self.next_probe = self.next_probe.max(now);
         if self.phase == Phase::Open && self.hopeless(now, cfg) {
             self.phase = Phase::Term;
         }
@@ -300,6 +318,7 @@ impl PdqFlow {
             Phase::TermSent => self.phase = Phase::Term,
             Phase::Open => {
                 self.probe_out = false;
+                self.next_probe = self.next_probe.max(now);
                 self.resend.clear();
                 let mut s = self.acked.next_clear(0, self.snd_nxt);
                 while let Some(seq) = s {
@@ -360,16 +379,28 @@ impl Endpoint for PdqFlow {
     }
 
     fn timer_kinds(&self) -> u8 {
-        1
+        2
     }
 
     fn deadline(&self, kind: u8) -> Option<Time> {
-        debug_assert_eq!(kind, RTO);
-        self.rto_deadline.filter(|_| !matches!(self.phase, Phase::Done))
+        match kind {
+            RTO => self.rto_deadline.filter(|_| !matches!(self.phase, Phase::Done)),
+            _ => (self.phase == Phase::Open
+                && self.granted.paused()
+                && !self.fin_sent()
+                && !self.probe_out
+                && !self.probe_due)
+                .then_some(self.next_probe),
+        }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx<PdqConfig>, _kind: u8) {
-        self.on_timeout(cx.now, cx.cfg)
+    /// The timeout; or a probe is due (its NIC, woken, sends it).
+    fn on_timer(&mut self, cx: &mut Cx<PdqConfig>, kind: u8) {
+        if kind == RTO {
+            self.on_timeout(cx.now, cx.cfg)
+        } else {
+            self.probe_due = true;
+        }
     }
 
     fn receiver_complete(&self) -> bool {

@@ -14,17 +14,20 @@ use super::header::{self, Header, FIN, NONE};
 use crate::config::PdqConfig;
 use crate::packet::{flags, Packet};
 use crate::time::{Time, PS_PER_S};
+use smallvec::SmallVec;
 
-/// One flow in a link's list.
+/// One flow in a link's list (24 bytes: a list of three fits in the
+/// link's own cache lines, read on every packet that crosses it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Entry {
-    flow: u32,
     /// Criticality (`header::key`): lower is more critical.
     key: u64,
-    /// RTT_i, ps.
-    rtt: Time,
-    /// R_i: the rate the flow's last ACK committed here, b/s.
-    rate_bps: u64,
+    flow: u32,
+    /// RTT_i, ns.
+    rtt_ns: u32,
+    /// R_i: the rate the flow's last ACK committed here, kb/s (the
+    /// header's unit).
+    rate_kbps: u32,
     /// P_i is this link: the flow was paused here.
     paused_here: bool,
 }
@@ -33,7 +36,7 @@ struct Entry {
 #[derive(Clone, Debug)]
 struct Link {
     /// Sorted by `key`, ties by flow id.
-    list: Vec<Entry>,
+    list: SmallVec<[Entry; 3]>,
     /// C: the rate the list hands out (the rate controller's), b/s.
     capacity_bps: u64,
     /// When the rate controller next updates C.
@@ -59,14 +62,26 @@ pub struct Links {
 pub struct LinkNow {
     pub port: u32,
     pub rate_bps: u64,
-    /// Bytes waiting at the port (the rate controller's q).
-    pub backlog_bytes: u64,
+    /// When the port's line is free of what it holds: the rate
+    /// controller's q is what it has yet to send (asked for only when the
+    /// controller updates).
+    pub busy_until: Time,
+    /// Bytes its queue holds (a port that queues them counts them).
+    pub queued_bytes: u64,
     pub now: Time,
+}
+
+impl LinkNow {
+    /// The bytes waiting at the port.
+    fn backlog_bytes(&self) -> u64 {
+        let ahead = self.busy_until.saturating_sub(self.now) as u128 * self.rate_bps as u128 / 8 / PS_PER_S as u128;
+        (ahead as u64).max(self.queued_bytes)
+    }
 }
 
 impl Links {
     pub fn new(ports: usize, cfg: &PdqConfig) -> Links {
-        let link = Link { list: Vec::new(), capacity_bps: 0, next_update: 0, rtt_avg: 0.0, damp_until: 0 };
+        let link = Link { list: SmallVec::new(), capacity_bps: 0, next_update: 0, rtt_avg: 0.0, damp_until: 0 };
         Links { links: vec![link; ports], max_flows: cfg.max_flows.max(1) as usize, peak_flows: 0 }
     }
 
@@ -80,7 +95,7 @@ impl Links {
     pub fn forward(&mut self, at: LinkNow, pkt: &mut Packet, cfg: &PdqConfig) {
         let me = at.port + 1;
         let link = &mut self.links[at.port as usize];
-        link.observe(at, header::rtt(pkt), cfg);
+        link.observe(at, pkt.ingress, cfg);
         let pos = link.find(pkt.flow);
         if pkt.has(FIN) {
             // the flow's last packet, or its termination: off the books
@@ -98,7 +113,7 @@ impl Links {
             return;
         }
         let key = pkt.prio;
-        let rtt = header::rtt(pkt).max(1);
+        let rtt = pkt.ingress.max(1);
         let i = match pos {
             Some(i) => link.rekey(i, key, rtt),
             None => match link.admit(pkt.flow, key, rtt, self.max_flows) {
@@ -114,9 +129,13 @@ impl Links {
             },
         };
         self.peak_flows = self.peak_flows.max(link.list.len());
-        let w = link.available(i, cfg.early_start_k).min(h.rate_bps);
+        let w = link.available(i, cfg.early_start_k).min(h.rate_bps / 1000) * 1000;
+        // less than a full packet per RTT is no rate (our choice,
+        // docs/schemes.md): the sender would next hear from the links an
+        // age later, where a paused flow probes
+        let least = (cfg.mss_bytes + cfg.header_bytes) as u64 * 8 * 1_000_000_000 / rtt as u64;
         let e = &mut link.list[i];
-        if w > 0 && !(e.paused_here && at.now < link.damp_until) {
+        if w >= least && !(e.paused_here && at.now < link.damp_until) {
             if e.paused_here && cfg.dampening_ps > 0 {
                 // §3.3.2 Dampening: after accepting a paused flow, no
                 // other paused flow for a while
@@ -152,7 +171,7 @@ impl Links {
         }
         if let Some(i) = link.find(ack.flow) {
             let e = &mut link.list[i];
-            e.rate_bps = h.rate_bps;
+            e.rate_kbps = (h.rate_bps / 1000) as u32;
             e.paused_here = h.pauser == me;
             if cfg.suppressed_probing {
                 // §3.3.2 Suppressed Probing: I_H = max(I_H, 0.2 x the
@@ -173,24 +192,25 @@ impl Link {
     /// The RTT average and the rate controller (§3.3.3): every 2 RTTs,
     /// C = max(0, r - q / (2 RTT)), which drains the queue Early Start's
     /// overlap builds.
-    fn observe(&mut self, at: LinkNow, rtt: Time, cfg: &PdqConfig) {
-        if rtt > 0 {
-            self.rtt_avg = if self.rtt_avg == 0.0 { rtt as f64 } else { 0.875 * self.rtt_avg + 0.125 * rtt as f64 };
+    fn observe(&mut self, at: LinkNow, rtt_ns: u32, cfg: &PdqConfig) {
+        if rtt_ns > 0 {
+            let rtt = rtt_ns as f64 * 1000.0;
+            self.rtt_avg = if self.rtt_avg == 0.0 { rtt } else { 0.875 * self.rtt_avg + 0.125 * rtt };
         }
         if self.capacity_bps == 0 && self.next_update == 0 {
             self.capacity_bps = at.rate_bps;
         }
         if at.now >= self.next_update && self.rtt_avg > 0.0 {
-            let drain = at.backlog_bytes as f64 * 8.0 / (2.0 * self.rtt_avg / PS_PER_S as f64);
+            let drain = at.backlog_bytes() as f64 * 8.0 / (2.0 * self.rtt_avg / PS_PER_S as f64);
             self.capacity_bps = (at.rate_bps as f64 - drain).max(0.0) as u64;
             self.next_update = at.now + (cfg.rate_update_rtts * self.rtt_avg) as Time;
         }
     }
 
     /// The flow at `i` now has `key`: back into order.
-    fn rekey(&mut self, mut i: usize, key: u64, rtt: Time) -> usize {
+    fn rekey(&mut self, mut i: usize, key: u64, rtt_ns: u32) -> usize {
         let e = &mut self.list[i];
-        e.rtt = rtt;
+        e.rtt_ns = rtt_ns;
         if e.key == key {
             return i;
         }
@@ -210,10 +230,10 @@ impl Link {
     /// critical than the least critical one there (who leaves). The list
     /// holds 2 kappa flows, kappa those sending (§3.2), at least two and
     /// at most `max`.
-    fn admit(&mut self, flow: u32, key: u64, rtt: Time, max: usize) -> Option<usize> {
-        let sending = self.list.iter().filter(|e| e.rate_bps > 0).count();
+    fn admit(&mut self, flow: u32, key: u64, rtt_ns: u32, max: usize) -> Option<usize> {
+        let sending = self.list.iter().filter(|e| e.rate_kbps > 0).count();
         let bound = (2 * sending).clamp(2, max);
-        let e = Entry { flow, key, rtt, rate_bps: 0, paused_here: false };
+        let e = Entry { key, flow, rtt_ns, rate_kbps: 0, paused_here: false };
         let i = self.list.partition_point(|x| ord(x) < ord(&e));
         if self.list.len() >= bound && i >= self.list.len() {
             return None;
@@ -226,22 +246,23 @@ impl Link {
     }
 
     /// Algorithm 2: what the flows more critical than the one at `j` leave
-    /// of C. Early Start (§3.3.1): the flows that will finish within K RTTs
-    /// (up to K RTTs of them in all) count as gone.
+    /// of C, kb/s. Early Start (§3.3.1): the flows that will finish within
+    /// K RTTs (up to K RTTs of them in all) count as gone.
     fn available(&self, j: usize, k: f64) -> u64 {
+        let c = self.capacity_bps / 1000;
         let (mut x, mut a) = (0.0, 0u64);
         for e in &self.list[..j] {
-            let rtts = header::expected(e.key) as f64 / e.rtt as f64;
+            let rtts = header::expected(e.key) as f64 / (e.rtt_ns as f64 * 1000.0);
             if k > 0.0 && rtts < k && x < k {
                 x += rtts;
             } else {
-                a += e.rate_bps;
+                a += e.rate_kbps as u64;
             }
-            if a >= self.capacity_bps {
+            if a >= c {
                 return 0;
             }
         }
-        self.capacity_bps - a
+        c - a
     }
 }
 
@@ -292,7 +313,7 @@ mod tests {
     }
 
     fn at(now: Time) -> LinkNow {
-        LinkNow { port: 0, rate_bps: G10, backlog_bytes: 0, now }
+        LinkNow { port: 0, rate_bps: G10, busy_until: 0, queued_bytes: 0, now }
     }
 
     #[test]
@@ -366,17 +387,38 @@ mod tests {
             let mut p = pkt(f, 10_000 - f as u64);
             l.forward(at(f as Time * US), &mut p, &c);
             l.reverse(0, &mut ack_of(&p), &c);
-            let sending = l.links[0].list.iter().filter(|e| e.rate_bps > 0).count();
+            let sending = l.links[0].list.iter().filter(|e| e.rate_kbps > 0).count();
             assert!(l.listed(0) <= (2 * sending).clamp(2, 8), "flow {f}: {} listed, {sending} sending", l.listed(0));
         }
         assert!(l.peak_flows <= 8);
     }
 
     #[test]
+    fn less_than_a_packet_per_rtt_is_a_pause() {
+        let (c, mut l) = (cfg(), Links::new(1, &cfg()));
+        // a flow bottlenecked elsewhere at 9.5 Gb/s leaves 0.5 Gb/s: below
+        // 1,500 B per 15 us (0.8 Gb/s), so the next flow is paused
+        let mut first = pkt(1, 100);
+        l.forward(at(0), &mut first, &c);
+        let mut a = ack_of(&first);
+        Header { rate_bps: 9_500_000_000, pauser: NONE, interval: 0 }.write(&mut a);
+        l.reverse(0, &mut a, &c);
+        let mut next = pkt(2, 1000);
+        l.forward(at(US), &mut next, &c);
+        assert_eq!(Header::read(&next).rate_bps, 0);
+        // at 9 Gb/s it leaves 1 Gb/s: the next flow takes it
+        Header { rate_bps: 9_000_000_000, pauser: NONE, interval: 0 }.write(&mut a);
+        l.reverse(0, &mut a, &c);
+        let mut next = pkt(2, 1000);
+        l.forward(at(2 * US), &mut next, &c);
+        assert_eq!(Header::read(&next).rate_bps, 1_000_000_000);
+    }
+
+    #[test]
     fn the_rate_controller_hands_out_less_while_a_queue_drains() {
         let (c, mut l) = (cfg(), Links::new(1, &cfg()));
         let mut p = pkt(1, 1000);
-        l.forward(LinkNow { backlog_bytes: 9_375, ..at(0) }, &mut p, &c);
+        l.forward(LinkNow { queued_bytes: 9_375, ..at(0) }, &mut p, &c);
         // C = 10 Gb/s - 9,375 B * 8 / (2 * 15 us) = 7.5 Gb/s
         assert_eq!(Header::read(&p).rate_bps, 7_500_000_000);
     }

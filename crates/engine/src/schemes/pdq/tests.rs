@@ -55,8 +55,9 @@ fn a_paused_flow_probes_and_resumes_when_granted() {
     assert!(probe.flags & flags::PROBE != 0 && probe.size == 40);
     assert_eq!(f.poll(16 * US, &c), Poll::Blocked, "one probe at a time");
     f.on_ack(30 * US, &ack(&probe, 0, 9, 15 * US), &c);
-    // the next probe a probing interval (15 us) later
-    assert_eq!(f.poll(31 * US, &c), Poll::At(45 * US));
+    // the next probe a probing interval (15 us) later, at its timer
+    assert_eq!(f.poll(31 * US, &c), Poll::Blocked);
+    assert_eq!(f.deadline(1), Some(45 * US));
     let probe = send(&mut f, 45 * US);
     f.on_ack(60 * US, &ack(&probe, G10, NONE, 45 * US), &c);
     assert_eq!(send(&mut f, 60 * US).seq, 0, "granted: data at once");
