@@ -414,3 +414,53 @@ def test_flow_sampler_shows_pfabric_serving_flows_one_by_one():
     assert (busy[busy.index > 0.00025] <= 2).all() and busy.max() >= 1
     served = fs.assign(rate=rate).dropna().groupby("time_s").rate.sum()
     assert served.median() > 9.0  # and the link stays full
+
+
+@pytest.mark.parametrize("size", [1460, 300_000, 3_000_000])
+def test_pfabric_at_line_rate_sends_a_lone_flow_as_fast_as_minimal_rate_control(write_trace, size):
+    # the initial window is one BDP: alone, no rate control is needed
+    df = run_checked(spec_of(write_trace([(0, 3, 140, size)]), {"name": "pfabric", "rate_control": "line_rate"},
+                             "leaf_spine", fct_at="sender"))
+    assert df.slowdown[0] == pytest.approx(1.0, rel=0.02)
+
+
+def test_pfabric_at_line_rate_never_backs_off(write_trace):
+    # 12 long flows into one port: at line rate every flow keeps its window
+    # through its timeouts and resends full packets, so far more is lost
+    # than with the minimal rate control (slow start after a timeout,
+    # probes), and every flow still finishes
+    trace = write_trace([(0, s, 0, 1_000_000) for s in range(1, 13)])
+    lost = {}
+    for rc in ("minimal", "line_rate"):
+        df = run_checked(spec_of(trace, {"name": "pfabric", "rate_control": rc}))
+        c = df.attrs["summary"]["counters"]
+        lost[rc] = c["dropped_bytes"] / c["host_tx_bytes"]
+        assert df.finish_s.notna().all()
+    assert lost["line_rate"] > 1.5 * lost["minimal"], lost
+
+
+def test_sixteen_log_bands_by_remaining_size_and_unlimited_priorities(write_trace):
+    # the CS244 reproduction's switch: 16 PRIO bands, a packet's band its
+    # flow's remaining size on a log scale; and a priority per value
+    from dcsim.spec import engine_config
+
+    base = {"topology": {"kind": "star", "hosts": 15, "rate_gbps": 0.1, "link_delay_us": 0},
+            "workload": {"cdf": "web_search", "flows": 50, "load": 0.5}}
+    prio16 = {"name": "prio_queues", "queues": 16, "thresholds": "log", "priority": "remaining_size",
+              "reserved_bytes": 0}
+    c = engine_config(Spec.model_validate({**base, "scheme": prio16}))
+    ts = c["transport"]["prio_thresholds"]
+    assert c["transport"]["prio"] == "remaining_size" and len(ts) == 15
+    ratios = [b / a for a, b in zip(ts, ts[1:])]
+    assert max(ratios) / min(ratios) < 1.01, "geometric"
+    assert ts[0] > 1460 and ts[-1] < 30_000_000  # one packet .. web search's largest flow
+    u = engine_config(Spec.model_validate({**base, "scheme": {**prio16, "queues": "unlimited"}}))
+    assert u["port"]["switch"]["discipline"]["kind"] == "pfabric" and "prio_thresholds" not in u["transport"]
+    # two flows into one host: the one with less left goes first either way
+    rows = [(0, 1, 0, 3_000_000), (0.01, 2, 0, 300_000)]
+    for sch in (prio16, {**prio16, "queues": "unlimited"}):
+        df = run_checked(Spec.model_validate({**base, "scheme": sch,
+                                              "workload": {"matrix": "trace", "trace": write_trace(rows)}}))
+        by = df.set_index("size_bytes")
+        assert by.finish_s[300_000] < by.finish_s[3_000_000]
+        assert by.fct_s[300_000] < 1.15 * 300_000 / 1460 * 1500 * 8 / 1e8

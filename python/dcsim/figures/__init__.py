@@ -28,6 +28,7 @@ from . import pfabric  # noqa: F401  (registers the pFabric figures)
 from . import pias  # noqa: F401  (registers the PIAS figures)
 from . import pias_testbed  # noqa: F401  (the PIAS testbed figures, on a model of the testbed)
 from . import model  # noqa: F401  (figures of a model: pFabric Fig. 22)
+from . import cs244  # noqa: F401  (the CS244 '13 student reproduction of pFabric)
 from . import bfc  # noqa: F401  (the BFC figures)
 from . import bfc_testbed  # noqa: F401  (BFC's testbed figure, on a model of the testbed)
 

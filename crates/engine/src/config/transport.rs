@@ -477,6 +477,8 @@ pub enum Cc {
     /// CUBIC (RFC 8312) as Linux 3.18 runs it (`schemes/tcp/cc/cubic.rs`): the
     /// window law of losses and echoes; slow start and recovery as Reno's.
     Cubic { c: f64, beta: f64, fast_convergence: bool, tcp_friendly: bool },
+    /// No rate control (pFabric at line rate): the initial window, kept.
+    LineRate,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

@@ -28,6 +28,11 @@ class PFabricScheme(TcpFamily):
     queue_bytes: int = field(36_000, "buffer of every switch port and NIC, bytes (24 x 1500: two BDPs)",
                              source=TABLE1, gt=0)
     rto_us: float = field(45, "the fixed retransmission timeout, us (about 3 RTTs)", source=TABLE1, gt=0)
+    rate_control: Literal["minimal", "line_rate"] = field(
+        "minimal", "minimal: §4.2's rate control (a window from one BDP, slow start after a timeout, probe mode); "
+        "line_rate: none, the HotNets'12 version's \"line rate\" curve: every flow keeps its initial window (one BDP, "
+        "what fills the line alone) to its end, through echoes and timeouts, with no probe mode",
+        source="pFabric §4.2; Alizadeh et al., HotNets'12 (the CS244 '13 reproduction's Fig. 2)")
     probe_mode: bool = field(True, "after probe_after timeouts in a row, send only one-byte probes until the "
                                    "receiver answers (off for Fig. 5(b))", source="pFabric §4.2, §5.3")
     probe_after: int = field(5, "timeouts in a row that start probe mode", source="pFabric ns-2 scripts (prob_cap_)",
@@ -48,9 +53,12 @@ class PFabricScheme(TcpFamily):
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         routing = spec.routing
+        line_rate = self.rate_control == "line_rate"
+        probe_after = self.probe_after if self.probe_mode and not line_rate else None
         transport = self.tcp_engine(routing, min_rto_us=self.rto_us, init_rto_us=None, ecn=False,
-                                    fixed_rto=True, probe_after=self.probe_after if self.probe_mode else None,
-                                    prio=self.priority)
+                                    fixed_rto=True, probe_after=probe_after, prio=self.priority)
+        if line_rate:
+            transport |= {"cc": {"kind": "line_rate"}, "max_cwnd_pkts": float(self.init_cwnd_pkts)}
         classes = 2 if self.priority == "deadline" else 1
         pfabric = {"discipline": {"kind": "pfabric", "starvation_prevention": self.starvation_prevention,
                                   "classes": classes},

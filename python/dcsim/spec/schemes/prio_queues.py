@@ -4,7 +4,9 @@ switches: a few strict-priority queues, flows assigned by their size."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Literal, Optional, Union
+
+from pydantic import Field
 
 from ...errors import SpecError
 from ..base import field
@@ -66,6 +68,22 @@ def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
     return ts
 
 
+def log_thresholds(queues: int, spec: "Spec", mss: int) -> list[int]:
+    """K-1 thresholds spaced geometrically from one packet to the
+    workload's largest flow (the CS244 reproduction's logarithmic bands:
+    "we scaled the remaining flow sizes down logarithmically into the 16
+    buckets", §9)."""
+    from ...workloads import load_cdf
+
+    w = spec.workload
+    if w.cdf is None:
+        raise SpecError("scheme.thresholds = 'log' spreads the bands up to the workload's largest flow: it needs a "
+                        "workload.cdf; give the thresholds as a list")
+    top = max(load_cdf(w.cdf, unit=w.cdf_unit_bytes, field="workload.cdf").sizes)
+    top = max(top, 2 * mss)
+    return [round(mss * (top / mss) ** (i / queues)) for i in range(1, queues)]
+
+
 class PrioQueuesScheme(TcpFamily):
     """pFabric §6: K strict-priority queues per port sharing a buffer (each
     queue has a reserve of its own, the rest is shared first come, first
@@ -73,10 +91,17 @@ class PrioQueuesScheme(TcpFamily):
     thresholds, TCP or DCTCP at the hosts."""
 
     name: Literal["prio_queues"] = field("prio_queues", "the scheme")
-    queues: int = field(4, "strict-priority queues per port (K): 2, 4 or 8 in Fig. 23", source=SEC6, ge=1, le=32)
-    thresholds: Union[list[int], Literal["pfabric_eq8", "equal_split"]] = field(
-        "pfabric_eq8", "K-1 flow-size thresholds, bytes: a list, 'pfabric_eq8' (Appendix A, Eq. 8, for the spec's "
-        "workload and load) or 'equal_split' (quantiles of the flow count, Fig. 23(c))", source="pFabric §6.1, §6.2")
+    queues: Union[Annotated[int, Field(ge=1, le=32)], Literal["unlimited"]] = field(
+        4, "strict-priority queues per port (K): 2, 4 or 8 in Fig. 23; 'unlimited': one per priority value (pFabric's "
+        "priority queue, which also drops the least urgent packet when full)", source=SEC6)
+    thresholds: Union[list[int], Literal["pfabric_eq8", "equal_split", "log"]] = field(
+        "pfabric_eq8", "K-1 thresholds, bytes: a list, 'pfabric_eq8' (Appendix A, Eq. 8, for the spec's "
+        "workload and load), 'equal_split' (quantiles of the flow count, Fig. 23(c)) or 'log' (geometric from one "
+        "packet to the workload's largest flow: the CS244 reproduction's 16 PRIO bands)",
+        source="pFabric §6.1, §6.2; CS244 '13 reproduction §9")
+    priority: Literal["flow_size", "remaining_size"] = field(
+        "flow_size", "what a data packet's class comes from: its flow's size (pFabric §6) or the bytes of its flow not "
+        "yet acknowledged (the CS244 reproduction)", source="pFabric §6; CS244 '13 reproduction §7")
     threshold_load: Union[float, Literal["workload"]] = field(
         "workload", "the load the thresholds are chosen for", source=SEC6)
     transport: Literal["tcp", "dctcp"] = field("tcp", "the hosts' rate control (§6: either)", source=SEC6)
@@ -87,16 +112,29 @@ class PrioQueuesScheme(TcpFamily):
                                      source="pFabric Table 1 (DCTCP's K)", ge=0)
     g: float = field(1 / 16, "DCTCP's gain", source="pFabric ns-2 scripts", gt=0, le=1)
     min_rto_us: float = field(200, "lower bound of the retransmission timeout, us", source="pFabric Table 1", gt=0)
+    init_rto_us: Optional[float] = field(None, "the timeout before the first RTT sample, us; none: min_rto_us (Linux: "
+                                               "1 s)", source="RFC 6298 §2", gt=0)
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
+        dctcp = self.transport == "dctcp"
+        extra = {"cc": {"kind": "dctcp", "g": self.g}} if dctcp else {}
+        if self.queues == "unlimited":
+            # a priority per value: pFabric's queue, without starvation
+            # prevention (a PRIO queue sends strictly by band)
+            transport = self.tcp_engine(spec.routing, min_rto_us=self.min_rto_us, init_rto_us=self.init_rto_us,
+                                        ecn=dctcp, prio=self.priority, **extra)
+            port = {"discipline": {"kind": "pfabric", "starvation_prevention": False, "classes": 1},
+                    "limit_bytes": self.queue_bytes, "ecn_threshold_bytes": self.ecn_threshold_bytes if dctcp else None}
+            return transport, {"host": dict(port, limit_bytes=self.resolved_host_queue()), "switch": port}
         if self.reserved_bytes * self.queues > self.queue_bytes:
             raise SpecError(f"scheme.reserved_bytes: {self.queues} queues x {self.reserved_bytes} B exceed "
                             f"queue_bytes = {self.queue_bytes}")
-        ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pfabric-eq8")
-        dctcp = self.transport == "dctcp"
-        extra = {"cc": {"kind": "dctcp", "g": self.g}} if dctcp else {}
-        transport = self.tcp_engine(spec.routing, min_rto_us=self.min_rto_us, init_rto_us=None, ecn=dctcp,
-                                    prio="flow_size", prio_thresholds=ts, **extra)
+        if self.thresholds == "log":
+            ts = log_thresholds(self.queues, spec, self.mss_bytes)
+        else:
+            ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pfabric-eq8")
+        transport = self.tcp_engine(spec.routing, min_rto_us=self.min_rto_us, init_rto_us=self.init_rto_us,
+                                    ecn=dctcp, prio=self.priority, prio_thresholds=ts, **extra)
         port = strict_priority_port(self.queues, self.queue_bytes, self.reserved_bytes,
                                     self.ecn_threshold_bytes if dctcp else None, per_port=False)
         host = dict(port, limit_bytes=self.resolved_host_queue())

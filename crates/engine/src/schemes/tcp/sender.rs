@@ -457,7 +457,7 @@ impl TcpSender {
         if let Some(ssthresh) = self.law.timeout_ssthresh(self.cwnd, first, reducing, self.last_cut_ecn) {
             self.ssthresh = ssthresh;
         }
-        self.cwnd = 1.0;
+        self.cwnd = self.law.timeout_window(self.cwnd);
         self.ca_acks = 0;
         self.in_recovery = false;
         self.dupacks = 0;

@@ -547,3 +547,24 @@ fn receiver_acks_cumulatively_and_sacks_out_of_order() {
     assert!(r.complete());
     assert_eq!(r.received(), 10);
 }
+
+#[test]
+fn at_line_rate_a_flow_keeps_its_initial_window_through_timeouts_and_echoes() {
+    // pFabric without rate control: 4 packets out, a timeout resends the
+    // first and keeps the window; ACKs do not grow it; an echo does not cut
+    let c = TcpConfig { cc: Cc::LineRate, max_cwnd_pkts: Some(4.0), fixed_rto: true, ..cfg() };
+    let (mut s, mut out) = started(&c);
+    assert_eq!(out, vec![0, 1, 2, 3]);
+    out.clear();
+    s.on_timeout(500, &c, &mut out);
+    assert_eq!(s.cwnd, 4.0);
+    assert_eq!(out[0], 0, "the first missing segment goes again");
+    for i in 1..=3 {
+        s.on_ack(600 + i as u64, ack(i, 0, 0), &c, &mut out);
+    }
+    assert_eq!(s.cwnd, 4.0, "no growth");
+    let reno = TcpConfig { max_cwnd_pkts: Some(4.0), fixed_rto: true, ..cfg() };
+    let (mut r, mut rout) = started(&reno);
+    r.on_timeout(500, &reno, &mut rout);
+    assert_eq!(r.cwnd, 1.0, "Reno starts over from one packet");
+}

@@ -17,6 +17,7 @@
 pub mod cubic;
 pub mod dctcp;
 pub mod l2dct;
+pub mod line_rate;
 pub mod reno;
 
 use super::AckInfo;
@@ -83,6 +84,12 @@ pub trait WindowLaw {
         (!last_cut_echo).then(|| (cwnd / 2.0).floor().max(2.0))
     }
 
+    /// The window a timeout leaves (`cwnd` before it): one packet, slow
+    /// start again (RFC 5681 §3.1).
+    fn timeout_window(&self, _cwnd: f64) -> f64 {
+        1.0
+    }
+
     /// After a timeout, echoes are ignored until what was out is
     /// acknowledged (Linux); ns-2 lets the next echo cut again.
     fn ignores_echoes_after_timeout(&self) -> bool {
@@ -108,11 +115,12 @@ pub enum Law {
     Dctcp(dctcp::Dctcp),
     L2dct(l2dct::L2dct),
     Cubic(cubic::CubicLaw),
+    LineRate(line_rate::LineRate),
 }
 
 macro_rules! each_law {
     ($self:expr, $l:ident => $body:expr) => {
-        each_arm!($self, Law[Reno, Dctcp, L2dct, Cubic], $l => $body)
+        each_arm!($self, Law[Reno, Dctcp, L2dct, Cubic, LineRate], $l => $body)
     };
 }
 
@@ -134,6 +142,7 @@ impl Law {
                 p: cubic::CubicParams { c, beta, fast_convergence, tcp_friendly },
                 state: cubic::Cubic::with_w_max(kept.w_max),
             }),
+            Cc::LineRate => Law::LineRate(line_rate::LineRate),
         }
     }
 
@@ -173,5 +182,8 @@ impl WindowLaw for Law {
     }
     fn kept(&self) -> Kept {
         each_law!(self, l => l.kept())
+    }
+    fn timeout_window(&self, cwnd: f64) -> f64 {
+        each_law!(self, l => l.timeout_window(cwnd))
     }
 }
