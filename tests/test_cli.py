@@ -276,7 +276,7 @@ def test_bench_reports_the_fastest_of_identical_runs(capsys):
     i = bench_main(flows=150, scheme="ideal")
     assert i["packet_hops"] == 0 and i["events"] >= 150
     with pytest.raises(ValueError, match="scheme"):
-        bench_main(flows=10, scheme="pdq")
+        bench_main(flows=10, scheme="homa")
 
 
 def test_bench_targets_judge_each_issues_point(tmp_path, capsys):

@@ -65,7 +65,7 @@ def test_list_and_unknown_figure():
     r = cli("list", "figures")
     assert r.returncode == 0 and "pfabric-fig7-9" in r.stdout
     assert "pias-fig6" not in r.stdout  # listed as their groups only
-    assert "papers: bfc, pfabric, pias (`dcsim reproduce PAPER`" in r.stdout
+    assert "papers: bfc, cs244, pfabric, pias (`dcsim reproduce PAPER`" in r.stdout
     r = cli("reproduce", "fig99", "--out", "/tmp/never")
     assert r.returncode == 2 and "unknown figure 'fig99'" in r.stderr
     r = cli("reproduce", "bfc-fig11", "--out", "/tmp/never")

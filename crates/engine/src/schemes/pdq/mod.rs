@@ -51,6 +51,11 @@ pub fn check(cfg: &crate::config::Config, ports: &[&crate::config::QueueConfig])
                     routing.symmetric = true"
             .into());
     }
+    if cfg.shared_buffer.is_some() {
+        // (a shared buffer's ingress port would overwrite the RTT the
+        // header carries in `ingress`)
+        return Err("pdq runs on per-port drop-tail buffers, not a shared buffer".into());
+    }
     if ports.iter().any(|q| !matches!(q.discipline, Discipline::Fifo | Discipline::Pfc { .. })) {
         return Err("pdq: every port must be a drop-tail FIFO (its links schedule the flows; a NIC sends its \
                     ACKs first)"
@@ -238,6 +243,15 @@ impl PdqFlow {
         }
     }
 
+    /// Something sent is unanswered (data, a probe, a SYN or a TERM): the
+    /// retransmission timer runs.
+    fn outstanding(&self) -> bool {
+        self.n_acked < self.snd_nxt
+            || !self.resend.is_empty()
+            || self.probe_out
+            || matches!(self.phase, Phase::Syn | Phase::SynSent | Phase::Term | Phase::TermSent)
+    }
+
     /// Every packet has been sent once (the last with the FIN).
     #[inline]
     fn fin_sent(&self) -> bool {
@@ -269,19 +283,27 @@ impl PdqFlow {
             }
             return;
         }
+        if ack.has(flags::SYN) {
+            // a SYN-ACK opens the flow once; a late or repeated one (its
+            // SYN resent at a timeout) is no ACK of data
+            if !matches!(self.phase, Phase::Syn | Phase::SynSent) {
+                return;
+            }
+            self.phase = Phase::Open;
+        }
         let was_paused = self.granted.paused();
         self.granted = Header::read(ack);
         if self.granted.pauser != NONE {
             self.granted.rate_bps = 0;
         }
-        if ack.has(flags::SYN) && self.phase == Phase::SynSent {
-            self.phase = Phase::Open;
+        if ack.has(flags::SYN) {
             self.rto_deadline = None;
         } else if ack.has(flags::PROBE) {
             self.probe_out = false;
+            self.probe_due = false;
             let every = (self.granted.interval as u64 * self.rtt / 10).max(cfg.probe_interval_ps);
             self.next_probe = now + every;
-            if self.snd_nxt == self.n_acked && self.resend.is_empty() {
+            if !self.outstanding() {
                 self.rto_deadline = None;
             }
         } else {
@@ -290,8 +312,7 @@ impl PdqFlow {
                 self.acked.set(seq);
                 self.n_acked += 1;
                 // the timer restarts on progress, and stops with nothing out
-                let out = self.n_acked < self.snd_nxt || !self.resend.is_empty();
-                self.rto_deadline = out.then(|| now + cfg.rto_ps);
+                self.rto_deadline = self.outstanding().then(|| now + cfg.rto_ps);
             }
             if self.n_acked == self.n_pkts {
                 self.phase = Phase::Done;
@@ -325,7 +346,9 @@ impl PdqFlow {
                     self.resend.push_back(seq);
                     s = self.acked.next_clear(seq + 1, self.snd_nxt);
                 }
-                if !self.resend.is_empty() {
+                // a paused flow's probe carries its own timer: the data
+                // goes again (and is timed) once the flow may send
+                if !self.resend.is_empty() && !(self.granted.paused() && !self.fin_sent()) {
                     self.arm_rto(now, cfg);
                 }
                 if self.hopeless(now, cfg) {

@@ -97,3 +97,47 @@ fn the_timeout_sends_again_what_is_unacknowledged() {
     assert_eq!(again, vec![0, 2]);
     assert_eq!((f.retransmits(), f.timeouts()), (2, 1));
 }
+
+#[test]
+fn a_late_syn_ack_is_no_ack_of_data() {
+    // the SYN-ACK is slow, the SYN goes again at the timeout: the second
+    // SYN-ACK must not acknowledge packet 0 (it carries the SYN's seq)
+    let c = PdqConfig::test_default();
+    let mut f = flow(1460, None);
+    let syn = send(&mut f, 0);
+    f.on_timeout(c.rto_ps, &c);
+    let again = send(&mut f, c.rto_ps);
+    f.on_ack(c.rto_ps + US, &ack(&syn, 0, 9, 0), &c);
+    f.on_ack(c.rto_ps + 2 * US, &ack(&again, 0, 9, c.rto_ps), &c);
+    assert!(!f.sender_done(), "nothing of the data was acknowledged");
+    assert_eq!(f.snd_nxt, 0);
+}
+
+#[test]
+fn a_term_or_a_probe_out_keeps_the_timer_running() {
+    let c = PdqConfig::test_default();
+    // a flow sends 2 packets, then finds its deadline hopeless: the TERM
+    // goes behind them; their ACKs must not stop the TERM's timer
+    let mut f = flow(100_000, Some(100 * US));
+    let syn = send(&mut f, 0);
+    f.on_ack(15 * US, &ack(&syn, G10, NONE, 0), &c);
+    let d0 = send(&mut f, 15 * US);
+    let d1 = send(&mut f, 17 * US);
+    f.on_ack(40 * US, &ack(&d0, 0, 9, 15 * US), &c); // paused
+    f.phase = Phase::Term;
+    let term = send(&mut f, 41 * US);
+    assert_eq!(term.flags, FIN | flags::PROBE);
+    f.on_ack(42 * US, &ack(&d1, 0, 9, 17 * US), &c);
+    assert!(f.deadline(0).is_some(), "the TERM is still out");
+    // a paused flow's probe, likewise
+    let mut f = flow(10 * 1460, None);
+    let syn = send(&mut f, 0);
+    f.on_ack(15 * US, &ack(&syn, G10, NONE, 0), &c);
+    let d0 = send(&mut f, 15 * US);
+    let d1 = send(&mut f, 17 * US);
+    f.on_ack(30 * US, &ack(&d0, 0, 9, 15 * US), &c);
+    let probe = send(&mut f, 30 * US);
+    assert!(probe.flags & flags::PROBE != 0);
+    f.on_ack(32 * US, &ack(&d1, 0, 9, 17 * US), &c);
+    assert!(f.deadline(0).is_some(), "the probe is still out");
+}
