@@ -67,6 +67,9 @@ schemes = st.one_of(
     # receiver-driven grants over strict priorities, unbounded buffers
     st.builds(lambda levels, over: {"name": "homa", "levels": levels, "overcommit": over, "unscheduled_levels": 1},
               st.integers(2, 32), st.sampled_from([None, 1])),
+    # flow state at every link, small lists, tiny to Table 1's buffers
+    st.builds(lambda k, flows, q: {"name": "pdq", "early_start_k": k, "max_flows": flows, "queue_bytes": q},
+              st.sampled_from([0, 2]), st.sampled_from([2, 64]), st.sampled_from([15_000, 225_000])),
 )
 
 specs = st.builds(
@@ -96,12 +99,20 @@ specs = st.builds(
           "scheme": {"name": "tcp", "queue_bytes": 225000, "connections": "per_flow"},
           "workload": {"cdf": "web_search", "load": 0.423828125, "flows": 60}, "seed": 53399,
           "run": {"fct_at": "sender"}})
+# PDQ with lists of two and small buffers on a loaded fabric: drops,
+# timeouts and evictions from its lists, every time
+@example({"topology": {"kind": "leaf_spine", "leaves": 3, "spines": 2, "hosts_per_leaf": 3},
+          "routing": {"load_balancing": "ecmp"},
+          "scheme": {"name": "pdq", "early_start_k": 2, "max_flows": 2, "queue_bytes": 15_000},
+          "workload": {"cdf": "web_search", "load": 0.85, "flows": 60}, "seed": 7, "run": {"fct_at": "receiver"}})
 def test_random_experiments_keep_the_invariants(data):
     data = copy.deepcopy(data)  # the @example's dict is shared
     # data mining's largest flows are huge: cap sizes by a short stop time
     data["run"]["stop_time_s"] = 0.05
-    if data["scheme"]["name"] in ("ideal_fq", "expresspass"):
-        data["routing"]["load_balancing"] = "ecmp"  # it follows each flow's ECMP path; credits retrace it
+    if data["scheme"]["name"] in ("ideal_fq", "expresspass", "pdq"):
+        # it follows each flow's ECMP path; credits retrace it; PDQ's ACKs
+        # commit at the links its data crossed
+        data["routing"]["load_balancing"] = "ecmp"
     if data["scheme"].get("queues", 1) > 1 and data["scheme"]["name"] == "hpcc":
         data["buffer"] = {"pfc": False}  # BFC's queues ignore PFC's pauses
     spec = Spec.model_validate(data)
