@@ -1,0 +1,33 @@
+"""The CS244 '13 set-up's star against the pFabric paper's fabric
+(docs/reproductions/pfabric.md, "The CS244 '13 reproduction"): pFabric,
+sized as its §4.2 sizes it, on the 15-host star at 100 Mb/s with no added
+delay (the figure's own point), then with the paper's 2.7 us host links,
+then at the paper's 10 Gb/s with its Table 1 settings (qSize 36 KB, RTO
+45 us, initial window 12). Overall and small-flow average normalized FCT
+per load, quick mode's 2,000 flows. About a minute on 2 cores.
+
+Usage: .venv/bin/python docs/reproductions/evidence/cs244_star.py [FLOWS]"""
+
+import sys
+
+from _points import point, run
+
+flows = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+variants = {
+    "star, 100 Mb/s, no delay (the figure's)": {},
+    "star, 100 Mb/s, 2.7 us links": {"topology": {"link_delay_us": 2.7}},
+    "star, 10 Gb/s, 2.7 us links, Table 1": {"topology": {"rate_gbps": 10.0, "link_delay_us": 2.7},
+                                              "scheme": {"init_cwnd_pkts": 12, "rto_us": 45, "queue_bytes": 36_000}},
+}
+for cdf in ("web_search", "data_mining"):
+    for load in (0.2, 0.5, 0.8):
+        base = point("cs244-fig2-4", "quick", workload__cdf=cdf, workload__load=load, variant="pfabric")
+        base["workload"]["flows"] = flows
+        cells = []
+        for label, change in variants.items():
+            spec = {k: (dict(v, **change.get(k, {})) if isinstance(v, dict) else v) for k, v in base.items()}
+            r = run(spec)
+            f = r.flows.dropna(subset=["slowdown"])
+            small = f[f.size_bytes <= 100_000]
+            cells.append(f"{label}: {f.slowdown.mean():.2f} (small {small.slowdown.mean():.2f})")
+        print(f"{cdf} {load}: " + "; ".join(cells))
