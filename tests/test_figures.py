@@ -905,3 +905,15 @@ def test_bfc_fig7_sweeps_the_pause_threshold_on_the_testbed_model():
     assert stats["queue_rises_with_th"] == 1 and t.utilization.is_monotonic_increasing
     assert 0.7 < t.utilization.min() and t.utilization.max() < 1
     assert len(t.attrs["series"]) > 100 and (t.attrs["series"].queue_kb == 0).any()
+
+
+def test_beyond_setup_counts_deadlines_within_the_ideal_fct_plus_one_rtt():
+    # the smallest ideal FCT (10 us) is the RTT: a deadline flow is beyond
+    # a set-up round trip when its deadline is within its ideal FCT + 10 us
+    from dcsim.figures.core import STATS
+
+    flows = pd.DataFrame({"start_s": [0.0, 0.0, 1.0, 1.0, 2.0],
+                          "ideal_fct_s": [10e-6, 20e-6, 20e-6, 50e-6, 10e-6],
+                          "deadline_s": [15e-6, 40e-6, 1.0 + 29e-6, float("nan"), 2.0 + 20e-6]})
+    # 15 < 20 yes; 40 < 30 no; 29 < 30 yes; no deadline; 20 < 20 no
+    assert STATS["beyond_setup"](flows, {}) == pytest.approx(50.0)

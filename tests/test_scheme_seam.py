@@ -108,7 +108,7 @@ def test_the_engine_loop_names_no_scheme():
     # seam, in its folder under schemes/ (docs/design.md, "The scheme seam")
     sim = PKG.parents[1] / "crates" / "engine" / "src" / "sim"
     words = re.compile(r"\b(homa|hpcc|bfc|xpass|expresspass|pfabric|srf|dcqcn|dctcp|l2dct|pias|cubic|reno|labelled|"
-                       r"telemetry)\b", re.IGNORECASE)
+                       r"telemetry|pdq)\b", re.IGNORECASE)
     found = {f"{f.name}:{i}": line.strip() for f in sorted(sim.glob("*.rs"))
              for i, line in enumerate(f.read_text().splitlines(), 1) if words.search(line)}
     assert len(list(sim.glob("*.rs"))) >= 7 and not found, found

@@ -51,7 +51,7 @@ fn record(f: &Flow<Transport>, finish: Time, cfg: &crate::config::TransportConfi
         retx: f.ep.retransmits(),
         timeouts: f.ep.timeouts(),
         deadline: f.deadline,
-        // a flow its sender gave up holds what arrived (PDQ's TERM)
+        // a flow its sender gave up (`Endpoint::terminated`) holds what arrived
         delivered: if f.ep.terminated() { f.ep.delivered_bytes(cfg) } else { f.spec.size },
     }
 }
