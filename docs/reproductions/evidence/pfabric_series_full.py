@@ -7,8 +7,9 @@ each point's statistics as the figure's panels compute them.
 PDQ's 16 points of Figs. 7-9 (100,000 flows each): about 40 minutes on
 2 cores.
 
-Usage: .venv/bin/python docs/reproductions/evidence/pfabric_series_full.py [--quick] OUT [FIGURE] [SERIES ...]
-       (defaults: pfabric-fig7-9 pdq; --quick: the quick points instead)"""
+Usage: .venv/bin/python docs/reproductions/evidence/pfabric_series_full.py [--quick] [--jobs N] OUT [FIGURE] [SERIES ...]
+       (defaults: pfabric-fig7-9 pdq; --quick: the quick points instead;
+       --jobs: worker processes, default one per core)"""
 
 import dataclasses
 import sys
@@ -19,11 +20,16 @@ from dcsim.runner import run_sweep
 args = sys.argv[1:]
 mode = "quick" if "--quick" in args else "full"
 args = [a for a in args if a != "--quick"]
+jobs = None
+if "--jobs" in args:
+    i = args.index("--jobs")
+    jobs = int(args[i + 1])
+    del args[i : i + 2]
 out = args[0]
 name = args[1] if len(args) > 1 else "pfabric-fig7-9"
 series = args[2:] or ["pdq"]
 fig = get(name)
 sweep = fig.sweep(mode)
 sweep = dataclasses.replace(sweep, grid={**sweep.grid, fig.series: series})
-run_sweep(sweep, out)
+run_sweep(sweep, out, jobs=jobs)
 print(compute(fig, out).round(3).to_string())
