@@ -7,29 +7,37 @@ each point's statistics as the figure's panels compute them.
 PDQ's 16 points of Figs. 7-9 (100,000 flows each): about 40 minutes on
 2 cores.
 
-Usage: .venv/bin/python docs/reproductions/evidence/pfabric_series_full.py [--quick] [--jobs N] OUT [FIGURE] [SERIES ...]
+Usage: .venv/bin/python docs/reproductions/evidence/pfabric_series_full.py [--quick] [--jobs N] [--where KEY=VALUE ...] OUT [FIGURE] [SERIES ...]
        (defaults: pfabric-fig7-9 pdq; --quick: the quick points instead;
-       --jobs: worker processes, default one per core)"""
+       --jobs: worker processes, default one per core; --where: only the
+       grid's points with that value, e.g. workload.cdf=data_mining)"""
 
+import argparse
 import dataclasses
 import sys
 
 from dcsim.figures.core import compute, get
 from dcsim.runner import run_sweep
 
-args = sys.argv[1:]
-mode = "quick" if "--quick" in args else "full"
-args = [a for a in args if a != "--quick"]
-jobs = None
-if "--jobs" in args:
-    i = args.index("--jobs")
-    jobs = int(args[i + 1])
-    del args[i : i + 2]
-out = args[0]
-name = args[1] if len(args) > 1 else "pfabric-fig7-9"
-series = args[2:] or ["pdq"]
-fig = get(name)
-sweep = fig.sweep(mode)
-sweep = dataclasses.replace(sweep, grid={**sweep.grid, fig.series: series})
-run_sweep(sweep, out, jobs=jobs)
-print(compute(fig, out).round(3).to_string())
+ap = argparse.ArgumentParser(description="Run chosen series of a figure at full scale.")
+ap.add_argument("out")
+ap.add_argument("figure", nargs="?", default="pfabric-fig7-9")
+ap.add_argument("series", nargs="*", default=["pdq"])
+ap.add_argument("--quick", action="store_true", help="the quick points instead")
+ap.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                help="only the grid's points with that value, e.g. workload.cdf=data_mining")
+a = ap.parse_args()
+fig = get(a.figure)
+sweep = fig.sweep("quick" if a.quick else "full")
+grid = {**sweep.grid, fig.series: a.series}
+for cond in a.where:
+    key, _, value = cond.partition("=")
+    if key not in grid:
+        sys.exit(f"--where {key}: not a grid key of {a.figure} ({', '.join(grid)})")
+    grid[key] = [v for v in grid[key] if str(v) == value]
+    if not grid[key]:
+        sys.exit(f"--where {cond}: no such value in {a.figure}'s grid")
+sweep = dataclasses.replace(sweep, grid=grid)
+run_sweep(sweep, a.out, jobs=a.jobs)
+print(compute(fig, a.out).round(3).to_string())
