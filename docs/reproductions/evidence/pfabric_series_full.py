@@ -26,18 +26,23 @@ ap.add_argument("series", nargs="*", default=["pdq"])
 ap.add_argument("--quick", action="store_true", help="the quick points instead")
 ap.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
 ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                help="only the grid's points with that value, e.g. workload.cdf=data_mining")
+                help="only the grid's points with that value, e.g. workload.cdf=data_mining "
+                "(repeat a key for several values)")
 a = ap.parse_args()
 fig = get(a.figure)
 sweep = fig.sweep("quick" if a.quick else "full")
 grid = {**sweep.grid, fig.series: a.series}
+wanted: dict[str, set[str]] = {}
 for cond in a.where:
     key, _, value = cond.partition("=")
+    wanted.setdefault(key, set()).add(value)
+for key, values in wanted.items():
     if key not in grid:
         sys.exit(f"--where {key}: not a grid key of {a.figure} ({', '.join(grid)})")
-    grid[key] = [v for v in grid[key] if str(v) == value]
-    if not grid[key]:
-        sys.exit(f"--where {cond}: no such value in {a.figure}'s grid")
+    missing = values - {str(v) for v in grid[key]}
+    if missing:
+        sys.exit(f"--where {key}={sorted(missing)[0]}: no such value in {a.figure}'s grid")
+    grid[key] = [v for v in grid[key] if str(v) in values]
 sweep = dataclasses.replace(sweep, grid=grid)
 run_sweep(sweep, a.out, jobs=a.jobs)
 print(compute(fig, a.out).round(3).to_string())
