@@ -28,6 +28,7 @@ _EXPORTS = {
     "run_to_dir": "simulate",
     "read_flows": "results",
     "read_sweep": "results",
+    "compare": "comparison",
     "generated_flows": "simulate",
     "slowdown_by_size": "metrics",
     "summarize": "metrics",
@@ -56,6 +57,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for editors and type checkers
+    from .comparison import compare
     from .errors import DcsimWarning, SpecError
     from .metrics import PAPER_BINS, slowdown_by_size, summarize
     from .results import read_flows, read_sweep

@@ -369,15 +369,60 @@ def _print_comparison(out: Path) -> None:
 
 
 @app.command()
+def compare(
+    directories: List[Path] = typer.Argument(..., help="runs, sweep points, sweep or figure directories, or "
+                                             "folders of them (links followed)"),
+    percentiles: str = typer.Option("99", help="percentiles of slowdown beside the mean, e.g. 50,99,99.9"),
+    bins: Optional[str] = typer.Option(None, help="size-bin edges, e.g. 0,10KB,100KB,1MB,inf (default: the "
+                                       "papers' (0,100KB], (100KB,10MB], (10MB,inf))"),
+    csv: Optional[Path] = typer.Option(None, help="also write the table (flow counts included) to this CSV file"),
+) -> None:
+    """Slowdown by flow size of several runs side by side, labelled by what differs between them."""
+    from . import bins as bins_mod
+    from .comparison import compare as compare_runs
+    from .comparison import print_compare
+
+    try:
+        pcts = _percentiles(percentiles)
+        table = compare_runs(*directories, bins=bins_mod.parse(bins) if bins else None, percentiles=pcts)
+    except SpecError as e:
+        fail(str(e))
+    print_compare(table)
+    if csv is not None:
+        try:
+            table.to_csv(csv)
+        except OSError as e:
+            fail(f"compare: cannot write {csv}: {e.strerror or e}")
+        print(f"table: {csv}", file=sys.stderr)
+
+
+def _percentiles(text: str) -> list[float]:
+    """`--percentiles` text: '50,99,99.9'."""
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            v = float(part.removeprefix("p"))
+        except ValueError:
+            raise SpecError(f"--percentiles: {part!r} is not a number (give e.g. 50,99,99.9)") from None
+        if not 0 <= v <= 100:
+            raise SpecError(f"--percentiles: {part} is not between 0 and 100")
+        out.append(v)
+    return out
+
+
+@app.command()
 def report(
     directory: Path = typer.Argument(..., help="a run, sweep or figure directory (or a folder of them)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file (default DIR/report.html)"),
+    bins: Optional[str] = typer.Option(None, help="size-bin edges of the tables, e.g. 0,10KB,100KB,1MB,inf "
+                                       "(default: the papers' (0,100KB], (100KB,10MB], (10MB,inf))"),
 ) -> None:
-    """Write a self-contained HTML report of the runs, figures and sweeps under DIR."""
+    """Write a self-contained HTML report of the runs, figures and sweeps under DIR (several runs: side by side)."""
+    from . import bins as bins_mod
     from .report import write
 
     try:
-        page = write(directory, out)
+        page = write(directory, out, bins_mod.parse(bins) if bins else None)
     except SpecError as e:
         fail(str(e))
     except OSError as e:

@@ -166,10 +166,14 @@ def _by_size(d: Path):
 
 def _slowdown_axes(fig, ax, legend: bool = True) -> bytes:
     """Finish a slowdown-by-size plot (log axes, the papers' bins) as PNG."""
-    import io
+    _log_slowdown(ax)
+    if legend:
+        ax.legend(fontsize=8)
+    return _png(fig)
 
-    import matplotlib.pyplot as plt
 
+def _log_slowdown(ax) -> None:
+    """Log axes of slowdown against flow size, the papers' bins dotted."""
     from .figures.core import plain_log_ticks
 
     for edge in (100e3, 10e6):  # the papers' bins
@@ -180,8 +184,13 @@ def _slowdown_axes(fig, ax, legend: bool = True) -> bytes:
     ax.set_xlabel("flow size (bytes); dotted: the papers' bins at 100 KB and 10 MB")
     ax.set_ylabel("slowdown (normalized FCT)")
     ax.grid(alpha=0.3, which="both")
-    if legend:
-        ax.legend(fontsize=8)
+
+
+def _png(fig) -> bytes:
+    import io
+
+    import matplotlib.pyplot as plt
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
@@ -192,7 +201,7 @@ def _slowdown_axes(fig, ax, legend: bool = True) -> bytes:
 SWEEP_CURVES = 12
 
 
-def _sweep_section(d: Path) -> str:
+def _sweep_section(d: Path, bins=None) -> str:
     """A sweep that is not a figure: every complete point's slowdown by
     size bin (as `dcsim show`), their mean slowdown by flow size on one
     plot, and the points' specs."""
@@ -204,7 +213,7 @@ def _sweep_section(d: Path) -> str:
     points = load_points(d)
     if not points:
         return head + "<p>No point is complete yet.</p>" + _points_section(d)
-    title, headers, rows = sweep_table(d)
+    title, headers, rows = sweep_table(d, bins)
     cells = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
                    + "</tr>" for r in rows)
@@ -249,12 +258,12 @@ def _sweep_section(d: Path) -> str:
     return head + plot + table + _points_section(d)
 
 
-def _run_section(d: Path) -> str:
+def _run_section(d: Path, bins=None) -> str:
     from .results import stats_of
     from .show import footer, headline, stats_table
 
     summary = json.loads((d / "summary.json").read_text())
-    stats = stats_of(d, summary, None)
+    stats = stats_of(d, summary, bins)
     headers, rows = stats_table(stats)
     head = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
@@ -273,23 +282,93 @@ def _run_section(d: Path) -> str:
     )
 
 
-def build(root: str | Path) -> str:
+def _html_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A table whose first column is text and the others numbers."""
+    cells = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
+                   + "</tr>" for r in rows)
+    return f"<table><tr>{cells}</tr>{body}</table>"
+
+
+def _compare_section(runs: list[Path], bins=None) -> str:
+    """Several runs side by side (`dcsim compare`'s table, its labels and
+    cautions), and one plot per statistic with a curve per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .comparison import compare
+    from .show import _f
+
+    table = compare(*runs, bins=bins)
+    names = list(dict.fromkeys(table.columns.get_level_values("run")))
+    letters = [chr(ord("A") + i) if len(names) <= 26 else str(i + 1) for i in range(len(names))]
+    stats = ["mean", "p99"]
+    headers = ["size bin", *(f"{x} {st}" for x in letters for st in stats)]
+    rows = [[str(b), *(_f(table.loc[b, (n, st)]) for n in names for st in stats)] for b in table.index]
+    legend = "".join(f"<li>{_esc(x)}: {_esc(n)} <span class=meta>({_esc(table.attrs['runs'][n])})</span></li>"
+                     for x, n in zip(letters, names))
+    cautions = "".join(f"<p class=bad>caution: {_esc(c)}</p>" for c in table.attrs["cautions"])
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2), constrained_layout=True)
+    for d, x, n in zip(runs_in_order(table), letters, names):
+        curve = _by_size(d)
+        if curve is None:
+            continue
+        for ax, st in zip(axes, stats):
+            ax.plot(curve.index, curve[st], marker="o", ms=3, label=f"{x}: {n}")
+    for ax, what in zip(axes, ("mean", "99th percentile")):
+        ax.set_title(f"{what} slowdown by flow size", fontsize=9)
+    for ax in axes:
+        _log_slowdown(ax)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(3, max(1, len(labels))), fontsize=7)
+    plot = _img_bytes(_png(fig), "the runs' slowdown by flow size")
+    return (f"<h2>{len(names)} runs side by side</h2>{plot}"
+            f"<h3>Slowdown by flow size</h3>{_html_table(headers, rows)}<ul>{legend}</ul>{cautions}")
+
+
+def runs_in_order(table) -> list[Path]:
+    """The run directories of a `compare` table, in its column order."""
+    return [Path(table.attrs["runs"][n]) for n in dict.fromkeys(table.columns.get_level_values("run"))]
+
+
+def _found(root: Path, name: str) -> list[Path]:
+    """The directories under `root` (links followed, each real directory
+    once) that hold a file `name`."""
+    import os
+
+    out, seen = [], set()
+    for here, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(here)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        if name in files:
+            out.append(Path(here))
+    return sorted(out)
+
+
+def build(root: str | Path, bins=None) -> str:
+    """The report's page for the results under `root` (size bins of its
+    tables: the papers' unless `bins`, edges in bytes)."""
     root = Path(root)
     if not root.is_dir():
         raise SpecError(f"report: no such directory {root}")
     # sweeps, and figures (a figure of a model has no sweep)
-    dirs = sorted({p.parent for p in root.rglob("sweep.json")} | {p.parent for p in root.rglob("figure.json")})
+    dirs = sorted(set(_found(root, "sweep.json")) | set(_found(root, "figure.json")))
     # single runs: a summary.json that is not a point of a sweep found above
-    runs = sorted(p.parent for p in root.rglob("summary.json")
-                  if not any(p.parent.is_relative_to(d / "points") for d in dirs))
+    runs = [p for p in _found(root, "summary.json") if not any(p.is_relative_to(d / "points") for d in dirs)]
     if not dirs and not runs:
         raise SpecError(f"report: {root} holds no results (no summary.json or sweep.json found)")
-    sections = [_run_section(d) for d in runs]
+    sections = [_compare_section(runs, bins)] if len(runs) > 1 else []
+    sections += [_run_section(d, bins) for d in runs]
     for d in dirs:
         if (d / "figure.json").is_file():
             sections.append(_figure_section(d))
         else:
-            sections.append(_sweep_section(d))
+            sections.append(_sweep_section(d, bins))
     versions = "".join(f"<tr><td class=l>{_esc(k)}</td><td class=l>{_esc(v)}</td></tr>" for k, v in _versions().items())
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (
@@ -300,10 +379,15 @@ def build(root: str | Path) -> str:
     )
 
 
-def write(root: str | Path, out: str | Path | None = None) -> Path:
-    page = build(root)
+def write(root: str | Path, out: str | Path | None = None, bins=None) -> Path:
+    page = build(root, bins)
     out = Path(out) if out else Path(root) / "report.html"
-    tmp = out.with_suffix(".html.tmp")
-    tmp.write_text(page)
-    tmp.replace(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_text(page)
+        tmp.replace(out)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        # the page's own path, not the temporary file's
+        raise OSError(e.errno, e.strerror, str(out)) from None
     return out

@@ -32,6 +32,11 @@ SECTION_DOC = {
               "switch shared by its ports, with or without PFC (docs/schemes.md, \"Shared switch buffers and PFC\").",
     "workload": "Which flows arrive, and when.",
     "run": "How the run is carried out and when it stops.",
+    "packets": "One packet size for every scheme. Each scheme defaults to its paper's packets (1,460 + 40 B for "
+               "pFabric's and PIAS's schemes, 1,000 + 48 B for BFC's RDMA schemes and Homa), so schemes compared "
+               "side by side run on different packets and draw slightly different flows (the load counts bytes on "
+               "the wire); set here, a size holds whichever scheme a run or a sweep's point uses. A scheme that sets "
+               "its own to another value in the same spec is refused.",
 }
 
 

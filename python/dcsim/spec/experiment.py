@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError, model_validator
 from ..errors import SpecError, warn
 from .base import Model, field, ps
 from .buffer import SwitchBuffer
+from .packets import Packets
 from .schemes import SCHEMES, Scheme, TcpScheme
 from .topology import TOPOLOGIES, LeafSpineTopology, Routing, Topology
 from .workload import RunOptions, Workload
@@ -51,6 +52,22 @@ class Spec(Model):
                                  description="switch buffers: per port (the scheme's) or shared per switch, with PFC")
     workload: Workload = Field(default_factory=Workload, description="the flows")
     run: RunOptions = Field(default_factory=RunOptions, description="run options")
+    packets: Packets = Field(default_factory=Packets,
+                             description="one packet size for every scheme (unset: each scheme's own)")
+
+    @model_validator(mode="after")
+    def _one_packet_size(self) -> "Spec":
+        """`packets.*` sets the scheme's packet sizes; a scheme that sets
+        its own to another value in the same spec is refused."""
+        change = {k: v for k, v in self.packets.fields().items() if getattr(self.scheme, k) != v}
+        for k, v in change.items():
+            if k in self.scheme.model_fields_set:
+                raise ValueError(f"scheme.{k} = {getattr(self.scheme, k)} and packets.{k} = {v} disagree "
+                                 f"(packets.{k} sets every scheme's): drop one")
+        if change:
+            # re-validated, as if the scheme had been given these sizes
+            self.scheme = type(self.scheme).model_validate({**self.scheme.model_dump(exclude_unset=True), **change})
+        return self
 
     @model_validator(mode="after")
     def _labels_need_incasts(self) -> "Spec":
@@ -71,6 +88,11 @@ class Spec(Model):
                 flat[k] = v
         dotted = flat
         data = apply_overrides(self.model_dump(mode="json"), dotted)
+        for k in self.packets.fields():
+            # the scheme holds packets.* as its own: a new packets.* (or
+            # its removal) replaces it
+            if f"packets.{k}" in dotted and f"scheme.{k}" not in dotted:
+                data["scheme"].pop(k, None)
         said = []
         for section, (key, _) in DISCRIMINATORS.items():
             # a new scheme or topology starts from its defaults: the fields
@@ -79,7 +101,8 @@ class Spec(Model):
             new = dotted.get(f"{section}.{key}", getattr(old, key))
             fields = type(old).model_fields
             dropped = sorted(f"{section}.{f}" for f in fields if f != key and f"{section}.{f}" not in dotted
-                             and getattr(old, f) != fields[f].get_default(call_default_factory=True))
+                             and getattr(old, f) != fields[f].get_default(call_default_factory=True)
+                             and not (section == "scheme" and f in self.packets.fields()))
             if new != getattr(old, key) and dropped:
                 said.append(f"{section}.{key} = {new!r} replaces {getattr(old, key)!r}: dropped "
                             f"{', '.join(dropped)} (the new {section} starts from its defaults)")
@@ -102,6 +125,7 @@ SECTIONS: dict[str, Any] = {
     "buffer": SwitchBuffer,
     "workload": Workload,
     "run": RunOptions,
+    "packets": Packets,
 }
 
 
@@ -271,7 +295,9 @@ def apply_overrides(data: dict, overrides: dict[str, Any], notes: Optional[list[
             section = parts[0]
             old = node.get(parts[-1], DISCRIMINATORS[section][1])
             if old != value:
-                dropped = [f"{section}.{k}" for k in node if k != parts[-1]]
+                # (sizes that packets.* sets come back with the new scheme)
+                kept = set(data.get("packets") or {}) if section == "scheme" else set()
+                dropped = [f"{section}.{k}" for k in node if k != parts[-1] and k not in kept]
                 node.clear()
                 if dropped and notes is not None:
                     notes.append(f"{key} = {value!r} replaces {old!r}: dropped {', '.join(dropped)} "

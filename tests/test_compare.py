@@ -1,0 +1,173 @@
+"""Runs side by side: `dcsim.compare` and `dcsim compare` (the table
+against numbers computed from each run's flows directly, the labels,
+the cautions), and `[packets]`, one packet size for every scheme."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dcsim
+from dcsim.spec import spec_from_dict
+
+BASE = {"seed": 3, "workload": {"cdf": "web_search", "load": 0.5, "flows": 300}}
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "dcsim", *map(str, args)], capture_output=True, text=True)
+
+
+def spec(**sections):
+    d = {k: dict(v) if isinstance(v, dict) else v for k, v in BASE.items()}
+    for k, v in sections.items():
+        d[k] = {**d.get(k, {}), **v} if isinstance(v, dict) else v
+    return spec_from_dict(d)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """dctcp, pfabric and homa on the same flows (homa on its own 1000 +
+    48 B packets), and dctcp again at another load."""
+    root = tmp_path_factory.mktemp("cmp")
+    out = {}
+    for name, s in {
+        "dctcp": spec(scheme={"name": "dctcp"}),
+        "pfabric": spec(scheme={"name": "pfabric"}),
+        "homa": spec(scheme={"name": "homa"}),
+        "dctcp-0.7": spec(scheme={"name": "dctcp"}, workload={"load": 0.7}),
+    }.items():
+        dcsim.run_to_dir(s, root / name, quiet=True)
+        out[name] = root / name
+    return out
+
+
+def test_the_table_is_each_runs_statistics_computed_from_its_flows(runs):
+    t = dcsim.compare(runs["dctcp"], runs["pfabric"], percentiles=(50, 99))
+    assert list(dict.fromkeys(t.columns.get_level_values("run"))) == ["dctcp", "pfabric"]
+    assert list(t.index) == ["(0B, 100KB]", "(100KB, 10MB]", "(10MB, inf]", "all"]
+    for name in ("dctcp", "pfabric"):
+        f = pd.read_parquet(runs[name] / "flows.parquet")
+        small = f.slowdown[f.size_bytes <= 100_000].dropna().to_numpy()
+        assert t.loc["(0B, 100KB]", (name, "flows")] == len(small)
+        assert t.loc["(0B, 100KB]", (name, "mean")] == pytest.approx(small.mean(), rel=1e-12)
+        assert t.loc["(0B, 100KB]", (name, "p99")] == pytest.approx(np.percentile(small, 99), rel=1e-12)
+        assert t.loc["all", (name, "p50")] == pytest.approx(f.slowdown.dropna().median(), rel=1e-12)
+    # pFabric's small flows beat DCTCP's here, as everywhere in its paper
+    assert t.loc["(0B, 100KB]", ("pfabric", "mean")] < t.loc["(0B, 100KB]", ("dctcp", "mean")] - 0.2
+
+
+def test_labels_name_what_differs_and_bins_can_be_chosen(runs):
+    t = dcsim.compare(runs["dctcp"], runs["dctcp-0.7"], bins=[0, 10_000, float("inf")])
+    assert list(dict.fromkeys(t.columns.get_level_values("run"))) == ["load=0.5", "load=0.7"]
+    assert list(t.index) == ["(0B, 10KB]", "(10KB, inf]", "all"]
+    f = pd.read_parquet(runs["dctcp-0.7"] / "flows.parquet")
+    assert t.loc["(0B, 10KB]", ("load=0.7", "flows")] == int((f.size_bytes <= 10_000).sum())
+    # the same flows, same packets: nothing to warn of
+    assert t.attrs["cautions"] == []
+
+
+def test_cautions_name_packets_and_buffers_that_differ(runs):
+    t = dcsim.compare(runs["dctcp"], runs["homa"], runs["pfabric"])
+    d = t.attrs["differences"]
+    assert d["packet bytes"] == {"mss_bytes": [1460, 1000, 1460], "header_bytes": [40, 48, 40]}
+    # homa has no per-port queue_bytes: only dctcp's and pfabric's differ
+    assert d["buffers"]["scheme.queue_bytes"][0] != d["buffers"]["scheme.queue_bytes"][2]
+    assert "flows drawn" not in d and "seed" not in d
+    assert t.attrs["cautions"][0].startswith("packet bytes differ: mss_bytes 1,460 (dctcp) / 1,000 (homa)")
+
+
+def test_a_folder_of_links_to_runs_compares_them_all(runs, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in ("pfabric", "dctcp"):
+        (folder / name).symlink_to(runs[name], target_is_directory=True)
+    t = dcsim.compare(folder)
+    assert list(dict.fromkeys(t.columns.get_level_values("run"))) == ["dctcp", "pfabric"]
+    with pytest.raises(dcsim.SpecError, match="is the same run as"):
+        dcsim.compare(folder, runs["dctcp"])
+    with pytest.raises(dcsim.SpecError, match="holds no results"):
+        dcsim.compare(_empty(tmp_path))
+    with pytest.raises(dcsim.SpecError, match="no such directory"):
+        dcsim.compare(tmp_path / "nothing")
+
+
+def _empty(tmp_path):
+    d = tmp_path / "empty"
+    d.mkdir()
+    return d
+
+
+def test_the_command_prints_the_table_legend_and_cautions_and_writes_csv(runs, tmp_path):
+    csv = tmp_path / "t.csv"
+    r = cli("compare", runs["dctcp"], runs["homa"], "--percentiles", "99,99.9", "--csv", csv)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].split() == ["size", "bin", "A", "mean", "A", "p99", "A", "p99.9", "B", "mean", "B", "p99",
+                                "B", "p99.9"]
+    assert any(ln.startswith("A: dctcp (") for ln in lines) and any(ln.startswith("B: homa (") for ln in lines)
+    assert any(ln.startswith("caution: packet bytes differ: mss_bytes 1,460 (A) / 1,000 (B)") for ln in lines)
+    back = pd.read_csv(csv, header=[0, 1], index_col=0)
+    assert back.loc["all", ("homa", "flows")] == 300
+    bad = cli("compare", runs["dctcp"], "--percentiles", "99,x")
+    assert bad.returncode != 0 and "--percentiles: 'x' is not a number" in bad.stderr
+
+
+def test_a_sweep_over_schemes_can_hold_one_packet_size(tmp_path):
+    sweep = tmp_path / "sw.toml"
+    sweep.write_text(
+        '[spec]\nseed = 3\nworkload.cdf = "web_search"\nworkload.load = 0.5\nworkload.flows = 100\n'
+        "packets.mss_bytes = 1000\npackets.header_bytes = 48\n"
+        '[grid]\n"scheme.name" = ["dctcp", "homa", "pfabric"]\n')
+    r = cli("sweep", sweep, "--out", tmp_path / "out", "-q")
+    assert r.returncode == 0, r.stderr
+    t = dcsim.compare(tmp_path / "out")
+    assert sorted(dict.fromkeys(t.columns.get_level_values("run"))) == ["dctcp", "homa", "pfabric"]
+    assert "packet bytes" not in t.attrs["differences"]
+
+
+def test_packets_sets_every_schemes_packet_size():
+    s = spec(scheme={"name": "homa"}, packets={"mss_bytes": 1460, "header_bytes": 40})
+    assert (s.scheme.mss_bytes, s.scheme.header_bytes) == (1460, 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing dropped: packets.* comes back with the new scheme
+        d = s.with_overrides(**{"scheme.name": "dctcp"})
+    assert (d.scheme.name, d.scheme.mss_bytes, d.scheme.header_bytes) == ("dctcp", 1460, 40)
+    assert s.with_overrides(**{"packets.mss_bytes": 1000}).scheme.mss_bytes == 1000
+    # unset again: the scheme's own
+    assert s.with_overrides(**{"packets.mss_bytes": None}).scheme.mss_bytes == 1000
+    with pytest.raises(dcsim.SpecError, match="scheme.mss_bytes = 1000 and packets.mss_bytes = 1460 disagree"):
+        spec(scheme={"name": "homa", "mss_bytes": 1000}, packets={"mss_bytes": 1460})
+    # the same flows drawn whatever the scheme once the packets agree (the
+    # load counts bytes on the wire, so the arrivals depend on packets)
+    def drawn(name, **packets):
+        return dcsim.generated_flows(spec(scheme={"name": name}, packets=packets))
+
+    assert not drawn("dctcp").start_s.equals(drawn("homa").start_s)
+    same = {"mss_bytes": 1000, "header_bytes": 48}
+    pd.testing.assert_frame_equal(drawn("dctcp", **same), drawn("homa", **same))
+
+
+def test_a_report_of_several_runs_puts_them_side_by_side(runs, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for name in ("dctcp", "homa"):
+        (folder / name).symlink_to(runs[name], target_is_directory=True)
+    r = cli("report", folder, "--bins", "0,10KB,inf")
+    assert r.returncode == 0, r.stderr
+    page = (folder / "report.html").read_text()
+    assert "2 runs side by side" in page and "A: dctcp" in page and "B: homa" in page
+    assert "caution: packet bytes differ" in page
+    # the bins asked for, in the side-by-side table and each run's
+    assert page.count("(10KB, inf]") == 3 and "(100KB, 10MB]" not in page
+    # one plot for the comparison (a panel per statistic), one per run
+    assert page.count("data:image/png;base64,") == 3
+
+
+def test_a_report_that_cannot_be_written_names_the_page_not_a_temporary_file(runs, tmp_path):
+    page = tmp_path / "no such folder" / "page.html"
+    r = cli("report", runs["dctcp"], "--out", page)
+    assert r.returncode != 0
+    assert f"cannot write {page}" in r.stderr and ".tmp" not in r.stderr
