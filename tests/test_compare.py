@@ -171,3 +171,75 @@ def test_a_report_that_cannot_be_written_names_the_page_not_a_temporary_file(run
     r = cli("report", runs["dctcp"], "--out", page)
     assert r.returncode != 0
     assert f"cannot write {page}" in r.stderr and ".tmp" not in r.stderr
+
+
+# ---- incasts as people run them ------------------------------------------
+
+INCAST = {"seed": 2, "workload": {"cdf": "web_search", "load": 0.4, "flows": 600,
+                                  "incasts": {"receiver": 5, "senders": 20, "total_bytes": 2_000_000,
+                                              "interval_us": 3000}}}
+
+
+@pytest.fixture(scope="module")
+def incast_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("inc") / "run"
+    r = cli("run", _toml(out.parent / "inc.toml", INCAST), "--out", out)
+    assert r.returncode == 0, r.stderr
+    return out, r
+
+
+def _toml(path, d):
+    lines = [f"seed = {d['seed']}", "[workload]"]
+    lines += [f"{k} = {v!r}".replace("'", '"') for k, v in d["workload"].items() if not isinstance(v, dict)]
+    lines += ["[workload.incasts]", *(f"{k} = {v}" for k, v in d["workload"]["incasts"].items())]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_fixed_receiver_incast_on_top_of_background_traffic(incast_run):
+    out, _ = incast_run
+    f = pd.read_parquet(out / "flows.parquet")
+    inc = f[f.incast >= 0]
+    bg = f[f.incast < 0]
+    assert len(bg) == 600 and (inc.dst == 5).all() and (inc.src != 5).all()
+    # one every 3 ms while the background arrives, 20 senders x 100 KB each
+    n = inc.incast.max() + 1
+    assert len(inc) == 20 * n and n == int(bg.start_s.max() / 3e-3 - 1e-9)
+    starts = inc.groupby("incast").start_s.agg(["min", "max"])
+    assert (starts["min"] == starts["max"]).all()
+    assert np.allclose(starts["min"], 3e-3 * (np.arange(n) + 1))
+    assert (inc.groupby("incast").size_bytes.sum() == 2_000_000).all()
+    # the column is incast_ids' own
+    from dcsim.spec import spec_from_dict
+    from dcsim.spec.experiment import incast_ids
+
+    assert (f.incast.to_numpy() == incast_ids(spec_from_dict(INCAST))[f.flow_id.to_numpy()]).all()
+    with pytest.raises(dcsim.SpecError, match="receiver: host 144 is not in the topology"):
+        dcsim.generated_flows(spec_from_dict({**INCAST, "workload": {**INCAST["workload"],
+                                                                     "incasts": {"receiver": 144}}}))
+
+
+def test_incast_completion_times_apart_from_the_background_table(incast_run):
+    out, r = incast_run
+    f = pd.read_parquet(out / "flows.parquet")
+    s = __import__("json").loads((out / "summary.json").read_text())["stats"]
+    # the slowdown table is the background's alone
+    assert sum(b["flows"] + b["unfinished"] for b in s["by_size"] if b["bin"] != "all") == 600
+    bg = f[f.incast < 0]
+    assert s["by_size"][-1]["mean"] == pytest.approx(bg.slowdown.mean(), rel=1e-12)
+    # incast completion: first start to last finish, per incast
+    inc = f[f.incast >= 0].groupby("incast")
+    ict = (inc.finish_s.max() - inc.start_s.min()).to_numpy() * 1e6
+    assert s["incasts"]["count"] == len(ict) and s["incasts"]["unfinished"] == 0
+    assert s["incasts"]["mean_us"] == pytest.approx(ict.mean(), rel=1e-12)
+    assert s["incasts"]["p99_us"] == pytest.approx(np.percentile(ict, 99), rel=1e-12)
+    # an incast of 2 MB into one 10 Gb/s link takes at least 1.6 ms
+    assert ict.min() > 1.6e3
+    for text in (r.stdout, cli("show", out).stdout):
+        assert "the table: background flows only; incast flows below" in text
+        assert f"incasts {len(ict)} · incast completion time, first start to last finish (us): mean" in text
+    from dcsim.metrics import incast_times
+    from dcsim.spec import spec_from_dict
+
+    t = incast_times(f.drop(columns="incast"), spec_from_dict(INCAST))  # from the spec alone, the same
+    assert np.allclose(t.ict_s.to_numpy() * 1e6, ict) and (t.receiver == 5).all()

@@ -74,10 +74,17 @@ def with_extras(config: dict, spec, capacity_bps: float = 0.0) -> tuple[dict, "n
             from .errors import SpecError
 
             raise SpecError("workload.incasts need at least two hosts")
-        per_s = c.load_share * capacity_bps / (8 * c.total_bytes)
+        if c.receiver is not None and c.receiver >= hosts:
+            from .errors import SpecError
+
+            raise SpecError(f"workload.incasts.receiver: host {c.receiver} is not in the topology "
+                            f"(hosts 0-{hosts - 1})")
+        per_s = 1e6 / c.interval_us if c.interval_us else c.load_share * capacity_bps / (8 * c.total_bytes)
         t = _times(per_s, c.count, start, horizon, False, None)
         rng = np.random.default_rng([seed, INCAST_STREAM])
-        dsts = rng.integers(0, hosts, len(t))
+        dsts = rng.integers(0, hosts, len(t))  # (drawn even when fixed: the senders' stream stays the same)
+        if c.receiver is not None:
+            dsts[:] = c.receiver
         # the senders: hosts other than the receiver in a random order,
         # distinct up to hosts - 1 flows, then round the same order again
         # (BFC Fig. 13's degrees up to 2,000 on 128 hosts)

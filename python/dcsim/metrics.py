@@ -138,8 +138,10 @@ def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> lis
 def _extra_flows(flows: pd.DataFrame, spec, kind: int, what: str) -> pd.DataFrame:
     """The rows of `flows` that are queries' answers or pings (`kind`),
     with their query or ping number in column `n`."""
-    from .spec.experiment import as_spec, extra_ids
+    from .spec.experiment import INCAST, as_spec, extra_ids
 
+    if kind == INCAST and "incast" in flows:  # the run's own column
+        return flows.assign(n=flows.incast)[flows.incast >= 0]
     ids = extra_ids(as_spec(spec), kind)
     if ids is None:
         raise ValueError(f"the spec has no workload.{what}")
@@ -182,16 +184,32 @@ def ping_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     return pd.DataFrame({"start_s": f.start_s, "rtt_s": f.fct_s}).rename_axis("ping")
 
 
+def incast_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
+    """One row per incast of the spec's `workload.incasts`: its receiver,
+    start (its flows start together), the finish of its last flow and the
+    incast completion time (NaN if a flow did not finish), and its flows."""
+    from .spec.experiment import INCAST
+
+    g = _extra_flows(flows, spec, INCAST, "incasts").groupby("n")
+    out = pd.DataFrame({"receiver": g.dst.first(), "start_s": g.start_s.min(), "finish_s": g.finish_s.max(),
+                        "flows": g.size(), "unfinished": g.finish_s.apply(lambda s: int(s.isna().sum()))})
+    out.loc[out.unfinished > 0, "finish_s"] = math.nan
+    out["ict_s"] = out.finish_s - out.start_s
+    return out.rename_axis("incast")
+
+
 def extra_stats(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
-    """Query completion and ping round-trip times (us) of a run whose spec
-    has `workload.queries` or `workload.pings`: count, unfinished, mean and
-    percentiles ({} without them)."""
+    """Query completion, ping round-trip and incast completion times (us)
+    of a run whose spec has `workload.queries`, `workload.pings` or
+    `workload.incasts`: count, unfinished, mean and percentiles ({}
+    without them)."""
     from .spec import spec_from_dict
 
     spec = spec_from_dict(summary["spec"])
     out = {}
     for key, on, table, column in (("queries", spec.workload.queries, query_times, "qct_s"),
-                                   ("pings", spec.workload.pings, ping_times, "rtt_s")):
+                                   ("pings", spec.workload.pings, ping_times, "rtt_s"),
+                                   ("incasts", spec.workload.incasts, incast_times, "ict_s")):
         if on is None:
             continue
         t = table(flows, spec)[column]
@@ -211,7 +229,12 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
     slowdown by size bin (finished flows; unfinished counted per bin),
     whether each bin's mean settled over the run (`settling`, given the
     flows' start times) and, given the run's summary, drops, timeouts and
-    retransmissions."""
+    retransmissions. With incasts (an `incast` column), the slowdown
+    table and its settling are the background flows' (`background`), the
+    incasts' completion times apart (`extra_stats`)."""
+    everything = flows
+    if "incast" in flows:
+        flows = flows[flows.incast < 0]
     table = slowdown_by_size(flows, bins=bins, percentiles=percentiles)
     out: dict = {
         "bin_edges_bytes": [e if math.isfinite(e) else "inf" for e in check(PAPER_BINS if bins is None else bins)],
@@ -221,8 +244,10 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
     }
     if "start_s" in flows:
         out["settling"] = settling(flows, bins)
+    if flows is not everything:
+        out["background"] = "the slowdown table is the background flows' (incast flows apart: incasts)"
     if summary is not None and "flow_id" in flows:
-        out.update(extra_stats(flows, summary, percentiles))
+        out.update(extra_stats(everything, summary, percentiles))
     if summary is not None:
         c = summary["counters"]
         data = max(c["data_pkts"], 1)

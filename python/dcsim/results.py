@@ -70,9 +70,14 @@ def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> 
 
     from .metrics import summarize
 
-    flows = pd.read_parquet(directory / "flows.parquet", columns=["size_bytes", "slowdown", "start_s"])
+    cols = ["size_bytes", "slowdown", "start_s"]
+    import pyarrow.parquet as pq
+
+    if "incast" in pq.read_schema(directory / "flows.parquet").names:
+        cols.append("incast")  # the background's table, as the run's
+    flows = pd.read_parquet(directory / "flows.parquet", columns=cols)
     stats = summarize(flows, summary, bins=bins)
-    for key in ("queries", "pings"):  # not by size: as the run computed them
+    for key in ("queries", "pings", "incasts", "background"):  # not by size: as the run computed them
         if key in summary.get("stats", {}):
             stats[key] = summary["stats"][key]
     return stats

@@ -60,7 +60,10 @@ def headline(summary: dict) -> str:
 
 def footer(stats: dict) -> str:
     lines = []
-    for key, what in (("queries", "query completion time"), ("pings", "ping round-trip time")):
+    if stats.get("background"):
+        lines.append("the table: background flows only; incast flows below")
+    for key, what in (("queries", "query completion time"), ("pings", "ping round-trip time"),
+                      ("incasts", "incast completion time, first start to last finish")):
         if key in stats:
             q = stats[key]
             pcts = " ".join(f"{k.removesuffix('_us')} {_f(v)}" for k, v in q.items() if k.startswith("p"))

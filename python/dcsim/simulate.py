@@ -202,9 +202,12 @@ class _Stats:
 
     def __init__(self, spec: Spec):
         w = spec.workload
-        extra = ["flow_id", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None else []
-        self.columns = ["size_bytes", "slowdown", "start_s", *extra]
+        extra = ["flow_id", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None \
+            or w.incasts is not None else []
+        incast = ["dst", "incast"] if w.incasts is not None else []
+        self.columns = ["size_bytes", "slowdown", "start_s", *extra, *incast]
         self.parts: list[pd.DataFrame] = []
+        self.label = labeller(spec)
 
     def add(self, df: pd.DataFrame) -> pd.DataFrame:
         self.parts.append(df[self.columns])
@@ -212,7 +215,7 @@ class _Stats:
 
     def frame(self) -> pd.DataFrame:
         if not self.parts:
-            return _frame({k: [] for k in _ENGINE_COLS})[self.columns]
+            return self.label(_frame({k: [] for k in _ENGINE_COLS}))[self.columns]
         return pd.concat(self.parts, ignore_index=True)
 
 
@@ -375,15 +378,29 @@ def run_all(spec: Spec | dict | str | Path, *, quiet: bool = True) -> Run:
     t0 = time.perf_counter()
     samples: dict[str, list[pd.DataFrame]] = {name: [] for name in SAMPLE_TABLES}
     sampling = spec.run.sample_us is not None
-    parts = list(_batches(sim, quiet, (lambda name, rows: samples[name].append(rows)) if sampling else None))
+    label = labeller(spec)
+    parts = [label(p) for p in _batches(sim, quiet, (lambda name, rows: samples[name].append(rows))
+                                        if sampling else None)]
     wall = time.perf_counter() - t0
-    df = pd.concat(parts, ignore_index=True) if parts else _frame({k: [] for k in _ENGINE_COLS})
+    df = pd.concat(parts, ignore_index=True) if parts else label(_frame({k: [] for k in _ENGINE_COLS}))
     summary = _summary(spec, sim, wall, df)
     df.attrs["summary"] = Summary(summary)
     _warn_unfinished(summary, "the returned table")
     tables = {name: pd.concat(v, ignore_index=True) if v else pd.DataFrame(columns=SAMPLE_TABLES[name])
               for name, v in samples.items()}
     return Run(df, tables["queues"], tables["flow_samples"], summary, tables["buffers"])
+
+
+def labeller(spec: Spec) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """What the flow table adds to the engine's columns for this spec: with
+    `workload.incasts`, an `incast` column (the flow's incast, -1 for a
+    background flow)."""
+    if spec.workload.incasts is None:
+        return lambda df: df
+    from .spec.experiment import incast_ids
+
+    ids = incast_ids(spec)
+    return lambda df: df.assign(incast=ids[df.flow_id.to_numpy()].astype(np.int32))
 
 
 _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts",
@@ -413,12 +430,13 @@ def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False
     except OSError as e:
         raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
     try:
-        schema = pa.Schema.from_pandas(_frame({k: [] for k in _ENGINE_COLS}), preserve_index=False)
         stats = _Stats(spec)
+        schema = pa.Schema.from_pandas(stats.label(_frame({k: [] for k in _ENGINE_COLS})), preserve_index=False)
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
             for df in _batches(sim, quiet, sw.write if sw.tables else None, _share(spec, on_progress)):
-                writer.write_table(pa.Table.from_pandas(stats.add(df), schema=schema, preserve_index=False))
+                writer.write_table(pa.Table.from_pandas(stats.add(stats.label(df)), schema=schema,
+                                                        preserve_index=False))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if out.exists():

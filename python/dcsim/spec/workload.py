@@ -33,13 +33,16 @@ class Queries(Model):
 
 class Incasts(Model):
     """BFC's incast mix (NSDI'22 §6.2.1) on top of a generated workload:
-    at fixed intervals a host drawn at random receives `total_bytes`, in
-    equal flows from `senders` other hosts drawn at random, all starting
-    together. The interval makes the incasts `load_share` of the capacity
+    at fixed intervals a host drawn at random (or always `receiver`)
+    receives `total_bytes`, in equal flows from `senders` other hosts
+    drawn at random, all starting together. The interval makes the incasts `load_share` of the capacity
     `workload.load` is a fraction of (BFC: 5% of the core, 20 MB every
     500 us on its Clos), so `workload.load` is the background's own share
-    (BFC's "55% + 5% incast"). Incast flows count in the run's flow table;
-    figures report them apart (`dcsim.spec.experiment.incast_ids`)."""
+    (BFC's "55% + 5% incast"). Incast flows are in the run's flow table,
+    numbered in its `incast` column (-1: a background flow); the run's
+    statistics keep them apart: the slowdown table is the background's,
+    and each incast's completion time (its first start to its last
+    finish) has statistics of its own (`dcsim.metrics.incast_times`)."""
 
     senders: int = field(100, "flows of each incast (its degree), from distinct random hosts other than the "
                               "receiver; beyond the other hosts' number, they send several each, in turn",
@@ -50,6 +53,10 @@ class Incasts(Model):
                               source="BFC NSDI'22 §6.2.1 (5% of the traffic)", gt=0, lt=1)
     count: Optional[int] = field(None, "incasts to start (default: as many as start before the last background "
                                        "flow and before run.stop_time_s)", gt=0)
+    receiver: Optional[int] = field(None, "the host every incast goes to (an incast on top of background traffic as "
+                                          "most incast studies run it); none: a random host each time, as BFC", ge=0)
+    interval_us: Optional[float] = field(None, "time between incasts, us (none: the interval that makes them "
+                                               "load_share of the capacity)", gt=0)
 
     def flow_bytes(self) -> int:
         return max(self.total_bytes // self.senders, 1)
