@@ -243,3 +243,43 @@ def test_incast_completion_times_apart_from_the_background_table(incast_run):
 
     t = incast_times(f.drop(columns="incast"), spec_from_dict(INCAST))  # from the spec alone, the same
     assert np.allclose(t.ict_s.to_numpy() * 1e6, ict) and (t.receiver == 5).all()
+
+
+# ---- warnings that protect a conclusion ------------------------------------
+
+
+def test_an_overloaded_tier_is_named_before_the_run():
+    from dcsim.offered import overload_caveats
+
+    # pFabric Fig. 20's 3:1 fabric at 60% of the hosts' rate: the uplinks
+    # carry 3 x 0.6 x 96/143 of theirs (the traffic that leaves the rack)
+    over = spec(topology={"kind": "oversubscribed_leaf_spine"}, workload={"load": 0.6})
+    said = overload_caveats(over)
+    assert len(said) == 1 and "leaf/edge -> spine/aggregation up to 121% (12 of 12 links)" in said[0]
+    assert f"{100 * 3 * 0.6 * 96 / 143:.0f}%" == "121%"
+    # the 1:1 fabric at 90%, and the 3:1 one by its core: no warning
+    assert overload_caveats(spec(workload={"load": 0.9})) == []
+    assert overload_caveats(spec(topology={"kind": "oversubscribed_leaf_spine"},
+                                 workload={"load": 0.6, "load_basis": "core"})) == []
+    # rack-local traffic keeps the uplinks free: 10% leaving the rack
+    assert overload_caveats(spec(topology={"kind": "oversubscribed_leaf_spine"},
+                                 workload={"load": 0.9, "matrix": "rack_local", "local_share": 0.9})) == []
+    # many to one: 0.9 of the receiver's link
+    assert overload_caveats(spec(workload={"matrix": "many_to_one", "load": 0.9, "dst": 3})) == []
+
+
+def test_offered_loads_add_up_to_what_the_hosts_send():
+    import json
+
+    from dcsim.offered import link_loads
+    from dcsim.simulate import build
+
+    s = spec(topology={"kind": "oversubscribed_leaf_spine"}, workload={"load": 0.6})
+    ports = json.loads(build(s).summary_json())["ports"]
+    load = link_loads(s, ports)
+    host_up = [x for p, x in zip(ports, load) if p["tier"] == 0]
+    down = [x for p, x in zip(ports, load) if p["tier"] == 1 and p["peer"] < 144]
+    assert np.allclose(host_up, 0.6 * 10e9) and np.allclose(down, 0.6 * 10e9)
+    # what crosses the spines is what leaves the racks
+    up = sum(x for p, x in zip(ports, load) if p["tier"] == 1 and p["peer"] >= 144)
+    assert up == pytest.approx(144 * 0.6 * 10e9 * 96 / 143, rel=1e-9)

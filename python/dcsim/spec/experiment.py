@@ -397,8 +397,11 @@ def sampled_tables(spec: Spec) -> list[str]:
 
 def caveats(spec: Spec) -> list[str]:
     """Warnings about a valid spec whose options run but work against the
-    scheme (a scheme's `caveats`): `dcsim run` and `dcsim sweep` print them."""
-    out = list(spec.scheme.caveats(spec))
+    scheme (a scheme's `caveats`), or whose load is more than some links
+    carry (`offered.overloads`): `dcsim run` and `dcsim sweep` print them."""
+    from ..offered import overload_caveats
+
+    out = list(spec.scheme.caveats(spec)) + overload_caveats(spec)
     if spec.scheme.engine_model != "packets":
         r = spec.run
         asked = [name for name, on in (("run.sample_us", r.sample_us is not None),
