@@ -1,10 +1,15 @@
-"""Runs side by side: `dcsim.compare` and `dcsim compare` (the table
-against numbers computed from each run's flows directly, the labels,
-the cautions), and `[packets]`, one packet size for every scheme."""
+"""A researcher's comparisons (issue 50): `dcsim.compare` and `dcsim
+compare` (the table against numbers computed from each run's flows
+directly, the labels, the cautions), `[packets]`, one packet size for
+every scheme, a report of several runs; incasts with a fixed receiver and
+their completion times; the warnings that protect a conclusion (an
+overloaded tier, a sweep not settled, a run shorter than its largest
+flow)."""
 
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -283,3 +288,30 @@ def test_offered_loads_add_up_to_what_the_hosts_send():
     # what crosses the spines is what leaves the racks
     up = sum(x for p, x in zip(ports, load) if p["tier"] == 1 and p["peer"] >= 144)
     assert up == pytest.approx(144 * 0.6 * 10e9 * 96 / 143, rel=1e-9)
+
+
+def test_a_sweep_says_which_points_had_not_settled(tmp_path):
+    # 400 flows from an empty fabric at 70% load have not settled (as
+    # test_show's run): the sweep names the point, show has a column
+    sweep = tmp_path / "sw.toml"
+    example = Path(__file__).resolve().parents[1] / "examples" / "leaf_spine_web_search.toml"
+    sweep.write_text(f'name = "settle"\nbase = "{example}"\n[spec]\nworkload.flows = 400\n'
+                     '[grid]\n"workload.load" = [0.7]\n')
+    r = cli("sweep", sweep, "--out", tmp_path / "out", "-q")
+    assert r.returncode == 0, r.stderr
+    assert "sweep settle: 1 point(s) not settled" in r.stderr and "workload.load=0.7: (0B, 100KB] +" in r.stderr
+    show = cli("show", tmp_path / "out").stdout.splitlines()
+    assert show[1].split()[-2:] == ["not", "settled"] and "(0B, 100KB] +" in show[2]
+
+
+def test_a_run_shorter_than_its_largest_flow_says_so():
+    from dcsim.show import footer
+
+    short = dcsim.run(spec(workload={"flows": 60}))
+    s = short.attrs["summary"]["stats"]["short_span"]
+    assert s["arrivals_s"] == pytest.approx(short.start_s.max() - short.start_s.min())
+    assert s["largest_ideal_fct_s"] == pytest.approx(short.ideal_fct_s.max()) and s["arrivals_s"] < s[
+        "largest_ideal_fct_s"]
+    assert "less than the largest flow's ideal FCT" in footer(short.attrs["summary"]["stats"])
+    long = dcsim.run(spec(workload={"flows": 3000}))
+    assert "short_span" not in long.attrs["summary"]["stats"]

@@ -244,6 +244,11 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
     }
     if "start_s" in flows:
         out["settling"] = settling(flows, bins)
+        if "ideal_fct_s" in flows and len(flows) > 1:
+            span, largest = float(flows.start_s.max() - flows.start_s.min()), float(flows.ideal_fct_s.max())
+            if span < largest:
+                # the largest flows outlast the arrivals on their own
+                out["short_span"] = {"arrivals_s": span, "largest_ideal_fct_s": largest}
     if flows is not everything:
         out["background"] = "the slowdown table is the background flows' (incast flows apart: incasts)"
     if summary is not None and "flow_id" in flows:

@@ -70,11 +70,11 @@ def _restat(directory: Path, summary: dict, bins: Optional[Sequence[float]]) -> 
 
     from .metrics import summarize
 
-    cols = ["size_bytes", "slowdown", "start_s"]
     import pyarrow.parquet as pq
 
-    if "incast" in pq.read_schema(directory / "flows.parquet").names:
-        cols.append("incast")  # the background's table, as the run's
+    names = pq.read_schema(directory / "flows.parquet").names
+    # (the incasts': the background's table, as the run's)
+    cols = [c for c in ("size_bytes", "slowdown", "start_s", "ideal_fct_s", "incast") if c in names]
     flows = pd.read_parquet(directory / "flows.parquet", columns=cols)
     stats = summarize(flows, summary, bins=bins)
     for key in ("queries", "pings", "incasts", "background"):  # not by size: as the run computed them

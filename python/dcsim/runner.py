@@ -47,6 +47,8 @@ class SweepResult:
     reused: list[str] = field(default_factory=list)
     #: points run now that left flows unfinished: key -> how many
     unfinished: dict[str, int] = field(default_factory=dict)
+    #: points run now whose statistics had not settled: key -> the bins
+    unsettled: dict[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         # (the points' specs, kilobytes each, stay out of a notebook's view)
@@ -385,6 +387,14 @@ def run_sweep(
         more = f"; and {len(result.unfinished) - 4} more" if len(result.unfinished) > 4 else ""
         warn(f"sweep {sweep.name}: {len(result.unfinished)} point(s) left flows unfinished ({named}{more}); "
              "their statistics leave them out (summary.json: unfinished_flows)")
+    if result.unsettled and caveats:
+        # (a paper's figure says on its page how its runs settle)
+        labels = {p.key: p.label() for p in points}
+        named = "; ".join(f"{labels[k]}: {v}" for k, v in list(result.unsettled.items())[:4])
+        more = f"; and {len(result.unsettled) - 4} more" if len(result.unsettled) > 4 else ""
+        warn(f"sweep {sweep.name}: {len(result.unsettled)} point(s) not settled, their mean slowdown moving between "
+             f"the earlier and later half of their flows ({named}{more}): more flows may change them (dcsim show "
+             f"{out}: column 'not settled')")
     return result
 
 
@@ -400,9 +410,15 @@ def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> No
         tables, summary = fut_result()
         _store(out, point, tables, summary)
         result.ran.append(point.key)
-        unfinished = json.loads(summary).get("unfinished_flows", 0)
+        summary = json.loads(summary)
+        unfinished = summary.get("unfinished_flows", 0)
         if unfinished:
             result.unfinished[point.key] = unfinished
+        from .show import unsettled
+
+        moved = unsettled(summary.get("stats", {}))
+        if moved:
+            result.unsettled[point.key] = moved
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # a point that fails is reported; the sweep goes on

@@ -79,11 +79,27 @@ def footer(stats: dict) -> str:
                      + ", ".join(f"{b['bin']} {_f(b['earlier_mean'])} -> {_f(b['later_mean'])} "
                                  f"({100 * b['change']:+.0f}%{unfinished(b)})" for b in moved)
                      + "; more flows may change them")
+    if stats.get("short_span"):
+        lines.append(short_span(stats["short_span"]))
     if "drops" in stats:
         d = stats["drops"]
         lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
                      f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
     return "\n".join(lines)
+
+
+def unsettled(stats: dict) -> str:
+    """The bins whose mean moved over the run, in brief ('(100KB, 10MB]
+    +37%, all +31%'), '' if none."""
+    return ", ".join(f"{b['bin']} {100 * b['change']:+.0f}%" for b in stats.get("settling", [])
+                     if b.get("settled") is False)
+
+
+def short_span(s: dict) -> str:
+    """`metrics.summarize`'s short_span in words."""
+    return (f"the arrivals span {1e3 * s['arrivals_s']:.3g} ms, less than the largest flow's ideal FCT "
+            f"({1e3 * s['largest_ideal_fct_s']:.3g} ms): the largest flows run mostly after the last arrival, "
+            "on an emptying fabric; more flows would give them company")
 
 
 def render(title: str, headers: Row, rows: list[Row], note: str = "", out: Optional[TextIO] = None,
@@ -209,7 +225,8 @@ def unlike(summaries: list[dict]) -> str:
 def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, Row, list[Row]]:
     """A sweep directory's complete points, a row each: the grid's values,
     the mean slowdown in each size bin, the first bin's 99th percentile,
-    unfinished flows and drops (`dcsim show`, the report)."""
+    unfinished flows, drops, and the bins not settled over the run
+    (`dcsim show`, the report)."""
 
     info = json.loads((d / "sweep.json").read_text())
     points = load_points(d)
@@ -222,9 +239,10 @@ def sweep_table(d: Path, bins: Optional[Sequence[float]] = None) -> tuple[str, R
         stats = stats_of(point_dir(d, s["point"]["key"]), s, bins)
         by = stats["by_size"]
         headers = ["point", *params, "flows", *(f"{r['bin']} mean" for r in by), f"{by[0]['bin']} {pct}",
-                   "unfinished", "drop %"]
+                   "unfinished", "drop %", "not settled"]
         rows.append([s["point"]["key"], *(str(s["point"]["params"].get(p, "")) for p in params),
                      _f(s["flows_finished"]), *(_f(r["mean"]) for r in by), _f(by[0][pct]),
-                     _f(s["unfinished_flows"]), _f(100 * stats["drops"]["of_data_packets"])])
+                     _f(s["unfinished_flows"]), _f(100 * stats["drops"]["of_data_packets"]),
+                     unsettled(stats) or "-"])
     return (f"{info['name']}: {len(points)} of {len(info['points'])} points complete · slowdown by flow size",
             headers, rows)

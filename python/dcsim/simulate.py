@@ -205,7 +205,7 @@ class _Stats:
         extra = ["flow_id", "finish_s", "fct_s"] if w.queries is not None or w.pings is not None \
             or w.incasts is not None else []
         incast = ["dst", "incast"] if w.incasts is not None else []
-        self.columns = ["size_bytes", "slowdown", "start_s", *extra, *incast]
+        self.columns = ["size_bytes", "slowdown", "start_s", "ideal_fct_s", *extra, *incast]
         self.parts: list[pd.DataFrame] = []
         self.label = labeller(spec)
 
