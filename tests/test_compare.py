@@ -315,3 +315,22 @@ def test_a_run_shorter_than_its_largest_flow_says_so():
     assert "less than the largest flow's ideal FCT" in footer(short.attrs["summary"]["stats"])
     long = dcsim.run(spec(workload={"flows": 3000}))
     assert "short_span" not in long.attrs["summary"]["stats"]
+
+
+def test_thresholds_that_leave_queues_empty_are_warned_of_at_run(tmp_path):
+    from dcsim.spec.experiment import caveats
+    from dcsim.thresholds import empty_queues
+
+    assert empty_queues([10, 20, 20, 99], 50) == ("threshold 3 equals its predecessor: queue 3 gets no flows; "
+                                                  "threshold 4 is at or past the largest flow (50 B): queue 5 gets "
+                                                  "no flows")
+    assert empty_queues([10, 20, 30], 50) == ""
+    cdf = tmp_path / "deg.cdf"
+    cdf.write_text("100 0\n1000 0.5\n10000 0.8\n1000000 0.95\n30000000 1\n")
+    pias = spec(scheme={"name": "pias", "thresholds": "pias"}, workload={"cdf": str(cdf), "load": 0.6})
+    said = [w for w in caveats(pias) if w.startswith("scheme.thresholds")]
+    assert len(said) == 1 and "thresholds 2-7 are at or past the largest flow (30,000,000 B): queues 3-8" in said[0]
+    even = spec(scheme={"name": "pias", "thresholds": "equal_split"}, workload={"cdf": str(cdf), "load": 0.6})
+    assert not [w for w in caveats(even) if w.startswith("scheme.thresholds")]
+    prio = spec(scheme={"name": "prio_queues", "queues": 4, "thresholds": [1000, 1000, 5000]})
+    assert any("threshold 2 equals its predecessor: queue 2 gets no flows" in w for w in caveats(prio))

@@ -458,14 +458,11 @@ def thresholds_(
         fail(str(e))
     for t in r.thresholds:
         print(t)
-    # thresholds at or past the largest flow: the queues below them get no flows
-    largest = -(-max(dist.sizes) // quantum) * quantum
-    unused = [i + 1 for i, t in enumerate(r.thresholds) if t >= largest]
+    from .thresholds import empty_queues
+
+    unused = empty_queues(r.thresholds, -(-max(dist.sizes) // quantum) * quantum)
     if unused:
-        first = unused[0]
-        which = f"thresholds {first}-{len(r.thresholds)} are" if first < len(r.thresholds) else f"threshold {first} is"
-        below = f"queues {first + 1}-{queues} get" if first + 1 < queues else f"queue {queues} gets"
-        print(f"note: {which} at or past the largest flow ({largest:,.0f} B): {below} no flows", file=sys.stderr)
+        print(f"note: {unused}", file=sys.stderr)
     if value is not None:
         label = "PIAS Eq. 1" if r.objective is None else method
         print(f"objective ({label}): {value:.6g}", file=sys.stderr)

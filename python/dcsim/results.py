@@ -116,3 +116,11 @@ def read_sweep(directory: str | Path, bins: Optional[Sequence[float]] = None):
             row |= {f"{b['bin']} flows": b["flows"], f"{b['bin']} mean": b["mean"], f"{b['bin']} p99": b["p99"]}
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def unsettled(stats: dict) -> str:
+    """The size bins whose mean slowdown moved over a run (its summary's
+    `stats["settling"]`, `metrics.settling`), in brief: '(100KB, 10MB]
+    +37%, all +31%'; '' if none."""
+    return ", ".join(f"{b['bin']} {100 * b['change']:+.0f}%" for b in stats.get("settling", [])
+                     if b.get("settled") is False)

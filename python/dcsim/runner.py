@@ -32,7 +32,7 @@ from typing import Any, Optional, Sequence
 from . import __version__
 from .errors import SpecError, warn
 from .outdir import check_output_dir, make_tmp_dir
-from .results import is_complete, point_dir
+from .results import is_complete, point_dir, unsettled
 from .sweep import Point, Sweep
 
 
@@ -414,8 +414,6 @@ def _finish(point: Point, fut_result, out: Path, result: SweepResult, say) -> No
         unfinished = summary.get("unfinished_flows", 0)
         if unfinished:
             result.unfinished[point.key] = unfinished
-        from .show import unsettled
-
         moved = unsettled(summary.get("stats", {}))
         if moved:
             result.unsettled[point.key] = moved

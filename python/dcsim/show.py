@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 from .errors import SpecError
-from .results import load_points, point_dir, stats_of
+from .results import load_points, point_dir, stats_of, unsettled
 
 Row = list[str]
 
@@ -86,13 +86,6 @@ def footer(stats: dict) -> str:
         lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
                      f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
     return "\n".join(lines)
-
-
-def unsettled(stats: dict) -> str:
-    """The bins whose mean moved over the run, in brief ('(100KB, 10MB]
-    +37%, all +31%'), '' if none."""
-    return ", ".join(f"{b['bin']} {100 * b['change']:+.0f}%" for b in stats.get("settling", [])
-                     if b.get("settled") is False)
 
 
 def short_span(s: dict) -> str:

@@ -212,6 +212,29 @@ def equal_split(cdf: Cdf, queues: int, quantum: int = 1) -> Result:
     return Result("equal-split", tuple(int(x) for x in qs), None)
 
 
+def empty_queues(ts: list[int] | tuple[int, ...], largest: float) -> str:
+    """'' if every one of the K queues that K-1 thresholds `ts` make can
+    get flows up to `largest` bytes; else what leaves queues without
+    flows: a threshold equal to the one below it, or at or past the
+    largest flow ('thresholds 2-7 are at or past the largest flow
+    (30,000,000 B): queues 3-8 get no flows')."""
+    queues = len(ts) + 1
+    said = []
+    past = [i + 1 for i, t in enumerate(ts) if t >= largest]
+    same = [i + 1 for i, t in enumerate(ts) if i and t == ts[i - 1] and t < largest]
+    if same:
+        many = len(same) > 1
+        said.append(f"threshold{'s' if many else ''} {', '.join(map(str, same))} "
+                    f"{'equal their' if many else 'equals its'} predecessor: queue{'s' if many else ''} "
+                    f"{', '.join(map(str, same))} get{'' if many else 's'} no flows")
+    if past:
+        first = past[0]
+        which = f"thresholds {first}-{len(ts)} are" if first < len(ts) else f"threshold {first} is"
+        below = f"queues {first + 1}-{queues} get" if first + 1 < queues else f"queue {queues} gets"
+        said.append(f"{which} at or past the largest flow ({largest:,.0f} B): {below} no flows")
+    return "; ".join(said)
+
+
 def _check(load: float, queues: int) -> None:
     if not 0 < load < 1:
         raise SpecError(f"thresholds: load must be in (0, 1), got {load}")

@@ -59,10 +59,12 @@ class Spec(Model):
     def _one_packet_size(self) -> "Spec":
         """`packets.*` sets the scheme's packet sizes; a scheme that sets
         its own to another value in the same spec is refused."""
-        change = {k: v for k, v in self.packets.fields().items() if getattr(self.scheme, k) != v}
+        want = self.packets.fields()
+        have = self.scheme.model_dump(include=set(want))  # every scheme has both (SchemeModel)
+        change = {k: v for k, v in want.items() if have[k] != v}
         for k, v in change.items():
             if k in self.scheme.model_fields_set:
-                raise ValueError(f"scheme.{k} = {getattr(self.scheme, k)} and packets.{k} = {v} disagree "
+                raise ValueError(f"scheme.{k} = {have[k]} and packets.{k} = {v} disagree "
                                  f"(packets.{k} sets every scheme's): drop one")
         if change:
             # re-validated, as if the scheme had been given these sizes

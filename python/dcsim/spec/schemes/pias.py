@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Literal, Optional, Union
 
 from ..base import field
-from .prio_queues import resolve_thresholds, strict_priority_port
+from .prio_queues import resolve_thresholds, strict_priority_port, threshold_caveats
 from .tcp import TcpFamily
 
 if TYPE_CHECKING:
@@ -72,9 +72,16 @@ class PiasScheme(TcpFamily):
 
     file_fields: ClassVar[tuple[str, ...]] = ("threshold_cdf",)
 
+    def resolved_thresholds(self, spec: "Spec") -> list[int]:
+        """The K-1 demotion thresholds this spec runs with, bytes."""
+        return resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pias",
+                                  factor=self.threshold_load_factor, cdf_name=self.threshold_cdf)
+
+    def caveats(self, spec: "Spec") -> list[str]:
+        return super().caveats(spec) + threshold_caveats(spec, self.resolved_thresholds(spec))
+
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
-        ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pias",
-                                factor=self.threshold_load_factor, cdf_name=self.threshold_cdf)
+        ts = self.resolved_thresholds(spec)
         transport = self.tcp_engine(spec.routing, min_rto_us=self.rto_us, init_rto_us=None, ecn=self.ecn,
                                     fixed_rto=self.fixed_rto, probe_after=self.probe_after,
                                     cc={"kind": "dctcp", "g": self.g}, prio="bytes_sent", prio_thresholds=ts)

@@ -68,6 +68,27 @@ def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
     return ts
 
 
+def threshold_caveats(spec: "Spec", ts: list[int]) -> list[str]:
+    """A warning when thresholds leave queues without flows of the spec's
+    workload (`thresholds.empty_queues`): the scheme then runs with fewer
+    queues than it has. [] without a workload.cdf to judge by."""
+    from ...thresholds import empty_queues
+    from ...workloads import load_cdf
+
+    w = spec.workload
+    if w.cdf is None:
+        return []
+    largest = max(load_cdf(w.cdf, unit=w.cdf_unit_bytes, field="workload.cdf").sizes)
+    q = w.size_quantum_bytes or 1
+    empty = empty_queues(ts, -(-largest // q) * q)
+    if not empty:
+        return []
+    how = spec.scheme.thresholds if isinstance(spec.scheme.thresholds, str) else "given"
+    return [f"scheme.thresholds ({how}: {', '.join(f'{t:,}' for t in ts)} B) on this workload: {empty}, so the "
+            f"scheme runs with fewer queues than its {len(ts) + 1}; 'equal_split' or a list of your own uses them all "
+            "(`dcsim thresholds` compares methods)"]
+
+
 def log_thresholds(queues: int, spec: "Spec", mss: int) -> list[int]:
     """K-1 thresholds spaced geometrically from one packet to the
     workload's largest flow (the CS244 reproduction's logarithmic bands:
@@ -115,6 +136,18 @@ class PrioQueuesScheme(TcpFamily):
     init_rto_us: Optional[float] = field(None, "the timeout before the first RTT sample, us; none: min_rto_us (Linux: "
                                                "1 s)", source="RFC 6298 §2", gt=0)
 
+    def resolved_thresholds(self, spec: "Spec") -> list[int]:
+        """The K-1 thresholds this spec runs with, bytes (K queues)."""
+        if self.thresholds == "log":
+            return log_thresholds(self.queues, spec, self.mss_bytes)
+        return resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pfabric-eq8")
+
+    def caveats(self, spec: "Spec") -> list[str]:
+        out = super().caveats(spec)
+        if self.queues == "unlimited":
+            return out
+        return out + threshold_caveats(spec, self.resolved_thresholds(spec))
+
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         dctcp = self.transport == "dctcp"
         extra = {"cc": {"kind": "dctcp", "g": self.g}} if dctcp else {}
@@ -129,10 +162,7 @@ class PrioQueuesScheme(TcpFamily):
         if self.reserved_bytes * self.queues > self.queue_bytes:
             raise SpecError(f"scheme.reserved_bytes: {self.queues} queues x {self.reserved_bytes} B exceed "
                             f"queue_bytes = {self.queue_bytes}")
-        if self.thresholds == "log":
-            ts = log_thresholds(self.queues, spec, self.mss_bytes)
-        else:
-            ts = resolve_thresholds(self.thresholds, self.queues, spec, self.threshold_load, "pfabric-eq8")
+        ts = self.resolved_thresholds(spec)
         transport = self.tcp_engine(spec.routing, min_rto_us=self.min_rto_us, init_rto_us=self.init_rto_us,
                                     ecn=dctcp, prio=self.priority, prio_thresholds=ts, **extra)
         port = strict_priority_port(self.queues, self.queue_bytes, self.reserved_bytes,
