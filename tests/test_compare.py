@@ -334,3 +334,41 @@ def test_thresholds_that_leave_queues_empty_are_warned_of_at_run(tmp_path):
     assert not [w for w in caveats(even) if w.startswith("scheme.thresholds")]
     prio = spec(scheme={"name": "prio_queues", "queues": 4, "thresholds": [1000, 1000, 5000]})
     assert any("threshold 2 equals its predecessor: queue 2 gets no flows" in w for w in caveats(prio))
+
+
+# ---- small things found on the way ------------------------------------------
+
+
+def test_small_things_a_new_user_ran_into(tmp_path):
+    tiny = tmp_path / "tiny.toml"
+    tiny.write_text("[workload]\nflows = 10\n")
+    # the command line's spelling of a thresholds method, and the spec's
+    r = cli("run", tiny, "--set", "scheme.name=pias", "--set", "scheme.thresholds=equal-split", "--out",
+            tmp_path / "a", "-q")
+    assert r.returncode == 0, r.stderr
+    # NaN and infinity: "a finite number", not a bound's message
+    for bad in ("workload.load=nan", "workload.load=inf", "topology.host_link_delay_us=inf"):
+        r = cli("run", tiny, "--set", bad, "--out", tmp_path / "b")
+        assert r.returncode == 2 and f"{bad.split('=')[0]}: Input should be a finite number" in r.stderr, r.stderr
+    # a scheme field on a spec with no [scheme]: the default scheme's
+    r = cli("run", tiny, "--set", "scheme.min_rto_us=300", "--out", tmp_path / "c", "-q")
+    assert r.returncode == 0, r.stderr
+    # a CDF whose first row gives flows of no bytes
+    cdf = tmp_path / "zero.cdf"
+    cdf.write_text("# size cdf\n0 0.1\n1000 0.5\n10000 1\n")
+    r = cli("thresholds", "--cdf", cdf)
+    assert r.returncode != 0 and f"{cdf}:2: 10% of flows would be 0 bytes" in r.stderr
+    cdf.write_text("0 0\n1000 0.5\n10000 1\n")
+    assert cli("thresholds", "--cdf", cdf).returncode == 0
+    # the commands' one-line help whole, and the default bins named
+    top = cli("--help").stdout
+    commands = top[top.index("Commands:"):].splitlines()[1:]
+    assert len(commands) >= 10 and not any(line.rstrip().endswith("...") for line in commands)
+    assert "0,100KB,10MB,inf" in cli("show", "--help").stdout
+
+
+def test_the_reports_notes_are_lines_of_their_own(runs, tmp_path):
+    from dcsim.report import build
+
+    page = build(runs["dctcp-0.7"])
+    assert "<p>drops " in page

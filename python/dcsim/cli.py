@@ -90,7 +90,7 @@ def _check_jobs(jobs: Optional[int]) -> None:
         fail(f"--jobs: needs at least 1 worker, got {jobs}")
 
 
-@app.command()
+@app.command(short_help="Run one experiment and print its statistics.")
 def run(
     spec: Path = typer.Argument(..., help="spec file (TOML)"),
     out: Path = typer.Option(..., "--out", "-o", help="output directory (flows.parquet, summary.json)"),
@@ -129,10 +129,11 @@ def run(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Print a finished run's or sweep's statistics.")
 def show(
     directory: Path = typer.Argument(..., help="a run, a sweep point (SWEEP/points/KEY), or a sweep/figure directory"),
-    bins: Optional[str] = typer.Option(None, help="size-bin edges, e.g. 0,10KB,100KB,1MB,inf (default: the papers')"),
+    bins: Optional[str] = typer.Option(None, help="size-bin edges, e.g. 0,10KB,100KB,1MB,inf (default: the papers', "
+                                       "0,100KB,10MB,inf)"),
 ) -> None:
     """Print slowdown by flow size, drops and timeouts of finished results."""
     from . import bins as bins_mod
@@ -148,7 +149,7 @@ def show(
         fail(str(e))
 
 
-@app.command("spec")
+@app.command("spec", short_help="The spec reference, or a spec checked.")
 def spec_(
     spec_file: Optional[Path] = typer.Argument(None, help="a spec file: print it resolved (defaults filled in)"),
     schema: bool = typer.Option(False, "--schema", help="print the JSON Schema of spec files (for editors)"),
@@ -177,7 +178,7 @@ def spec_(
     print(json.dumps(s.model_dump(mode="json"), indent=2))
 
 
-@app.command()
+@app.command(short_help="Run every point of a sweep (resumable).")
 def sweep(
     sweep_file: Path = typer.Argument(..., help="sweep file (TOML: base spec + grid)"),
     out: Path = typer.Option(..., "--out", "-o", help="results directory (resumable)"),
@@ -232,7 +233,7 @@ def _sweep_exit(result) -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Run a paper's figure and draw it beside the paper.")
 def reproduce(
     name: str = typer.Argument(..., help="figure name (see `dcsim list figures`), or a paper (pfabric, pias, "
                                "bfc): every figure of it, each into OUT/<figure>, sharing their common runs"),
@@ -368,13 +369,13 @@ def _print_comparison(out: Path) -> None:
            comparison_rows(info["paper"]), align="lllll")
 
 
-@app.command()
+@app.command(short_help="Several runs side by side, by flow size.")
 def compare(
     directories: List[Path] = typer.Argument(..., help="runs, sweep points, sweep or figure directories, or "
                                              "folders of them (links followed)"),
     percentiles: str = typer.Option("99", help="percentiles of slowdown beside the mean, e.g. 50,99,99.9"),
     bins: Optional[str] = typer.Option(None, help="size-bin edges, e.g. 0,10KB,100KB,1MB,inf (default: the "
-                                       "papers' (0,100KB], (100KB,10MB], (10MB,inf))"),
+                                       "papers', 0,100KB,10MB,inf)"),
     csv: Optional[Path] = typer.Option(None, help="also write the table (flow counts included) to this CSV file"),
 ) -> None:
     """Slowdown by flow size of several runs side by side, labelled by what differs between them."""
@@ -410,12 +411,12 @@ def _percentiles(text: str) -> list[float]:
     return out
 
 
-@app.command()
+@app.command(short_help="Write an HTML report of runs, sweeps and figures.")
 def report(
     directory: Path = typer.Argument(..., help="a run, sweep or figure directory (or a folder of them)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file (default DIR/report.html)"),
     bins: Optional[str] = typer.Option(None, help="size-bin edges of the tables, e.g. 0,10KB,100KB,1MB,inf "
-                                       "(default: the papers' (0,100KB], (100KB,10MB], (10MB,inf))"),
+                                       "(default: the papers', 0,100KB,10MB,inf)"),
 ) -> None:
     """Write a self-contained HTML report of the runs, figures and sweeps under DIR (several runs: side by side)."""
     from . import bins as bins_mod
@@ -430,7 +431,7 @@ def report(
     print(page)
 
 
-@app.command("thresholds")
+@app.command("thresholds", short_help="Print priority-queue thresholds for a workload.")
 def thresholds_(
     method: str = typer.Option("pias", "--method", help="pias | pfabric-eq8 | equal-split | paper"),
     cdf: str = typer.Option("web_search", "--cdf", help="a shipped workload or a CDF file"),
@@ -468,7 +469,7 @@ def thresholds_(
         print(f"objective ({label}): {value:.6g}", file=sys.stderr)
 
 
-@app.command("list")
+@app.command("list", short_help="Name the topologies, schemes, workloads, figures.")
 def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | workloads | figures"),
           name_: Optional[str] = typer.Argument(None, metavar="[NAME]", help="just this one (a scheme, a figure, "
                                                 "...): `dcsim list schemes hpcc`")) -> None:
@@ -542,7 +543,7 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
                                 "figures)", width, initial_indent="  ", subsequent_indent="  "))
 
 
-@app.command()
+@app.command(short_help="The fixed benchmark (speed in packet-hops/s).")
 def bench(
     flows: int = typer.Option(20_000, help="flows in the benchmark scenario"),
     load: float = typer.Option(0.6, help="load"),

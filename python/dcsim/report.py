@@ -214,14 +214,11 @@ def _sweep_section(d: Path, bins=None) -> str:
     if not points:
         return head + "<p>No point is complete yet.</p>" + _points_section(d)
     title, headers, rows = sweep_table(d, bins)
-    cells = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
-                   + "</tr>" for r in rows)
     from .show import unlike
 
     mixed = unlike(points)
     table = (f"<p>{_esc(title)}</p>" + (f"<p class=meta>{_esc(mixed)}</p>" if mixed else "")
-             + f"<table><tr>{cells}</tr>{body}</table>")
+             + _html_table(headers, rows))
     if len(points) > SWEEP_CURVES:
         plot = f"<p class=meta>{len(points)} points: too many curves for one plot; each point's is in its run.</p>"
     else:
@@ -265,9 +262,6 @@ def _run_section(d: Path, bins=None) -> str:
     summary = json.loads((d / "summary.json").read_text())
     stats = stats_of(d, summary, bins)
     headers, rows = stats_table(stats)
-    head = "".join(f"<th{' class=l' if i == 0 else ''}>{_esc(h)}</th>" for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f"<td{' class=l' if i == 0 else ''}>{_esc(c)}</td>" for i, c in enumerate(r))
-                   + "</tr>" for r in rows)
     counters = "".join(f"<tr><td class=l>{_esc(k)}</td><td>{v:,}</td></tr>" for k, v in summary["counters"].items())
     overrides = summary.get("overrides") or {}
     over = (f"<p>Overrides: <code>{_esc(', '.join(f'{k}={v}' for k, v in overrides.items()))}</code></p>"
@@ -276,7 +270,8 @@ def _run_section(d: Path, bins=None) -> str:
         f"<h2>Run {_esc(summary['name'])}</h2><p class=meta>{_esc(d)} &middot; dcsim {_esc(summary['version'])} "
         f"&middot; seed {summary['seed']} &middot; status {_esc(summary['status'])}</p>"
         f"<p>{_esc(headline(summary))}</p>{over}{_img_bytes(_run_plot(d), 'slowdown by flow size')}"
-        f"<h3>Slowdown by flow size</h3><table><tr>{head}</tr>{body}</table><p>{_esc(footer(stats))}</p>"
+        f"<h3>Slowdown by flow size</h3>{_html_table(headers, rows)}"
+        + "".join(f"<p>{_esc(line)}</p>" for line in footer(stats).splitlines()) +
         f"<details><summary>counters</summary><table>{counters}</table></details>"
         f"<details><summary>spec</summary><pre>{_esc(json.dumps(summary['spec'], indent=2))}</pre></details>"
     )

@@ -170,6 +170,11 @@ def parse_cdf(text: str, origin: str, unit: float = 1.0) -> Cdf:
         at = f"{origin}:{lines[i]}"
         if not (math.isfinite(s) and s >= 0):
             raise SpecError(f"{at}: size must be >= 0, got {s}")
+        if s < 1 and p > 0 and (i == 0 or rows[i - 1][0] == s):
+            # a point mass below one byte: flows with nothing to send
+            # (which the engine would make one byte)
+            raise SpecError(f"{at}: {100 * p:g}% of flows would be {s:g} bytes; a flow carries at least one byte "
+                            f"(a CDF starts 'SIZE 0', SIZE >= 1, or '0 0')")
         if not (0.0 <= p <= 1.0):
             scale = " (in percent: 0 to 100)" if percent else ""
             raise SpecError(f"{at}: cdf must be in [0, 1]{scale}, got {100 * p if percent else p:g}")

@@ -13,7 +13,9 @@ PS_PER_US = 1_000_000
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
+    # NaN and infinity are never a setting: "should be a finite number",
+    # not a bound's message or a traceback further on
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False)
 
 
 def field(default: Any = ..., doc: str = "", *, source: Optional[str] = None, **constraints: Any) -> Any:

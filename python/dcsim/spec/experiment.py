@@ -55,6 +55,18 @@ class Spec(Model):
     packets: Packets = Field(default_factory=Packets,
                              description="one packet size for every scheme (unset: each scheme's own)")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_kinds(cls, data: Any) -> Any:
+        """A scheme or topology section that does not name its kind is the
+        default one's (`--set scheme.min_rto_us=300` on a spec with no
+        [scheme] changes TCP's)."""
+        if isinstance(data, dict):
+            for section, (key, default) in DISCRIMINATORS.items():
+                if isinstance(data.get(section), dict) and key not in data[section]:
+                    data = {**data, section: {key: default, **data[section]}}
+        return data
+
     @model_validator(mode="after")
     def _one_packet_size(self) -> "Spec":
         """`packets.*` sets the scheme's packet sizes; a scheme that sets

@@ -4,10 +4,10 @@ queues of commodity switches, and DCTCP."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Optional, Union
 
 from ..base import field
-from .prio_queues import resolve_thresholds, strict_priority_port, threshold_caveats
+from .prio_queues import EITHER_SPELLING, resolve_thresholds, strict_priority_port, threshold_caveats
 from .tcp import TcpFamily
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class PiasScheme(TcpFamily):
 
     name: Literal["pias"] = field("pias", "the scheme")
     queues: int = field(8, "strict-priority queues per port (K)", source=PIAS, ge=1, le=32)
-    thresholds: Union[list[int], Literal["paper", "pias", "equal_split"]] = field(
+    thresholds: Annotated[Union[list[int], Literal["paper", "pias", "equal_split"]], EITHER_SPELLING] = field(
         "paper", "K-1 demotion thresholds on bytes sent, bytes: a list, 'paper' (the PIAS scripts' table for the "
         "spec's workload and load: web search or data mining, 8 queues, loads 0.5-0.9), 'pias' (PIAS Eq. 1 solved "
         "for the spec's workload and load, `dcsim thresholds`) or 'equal_split' (quantiles of the flow count, "

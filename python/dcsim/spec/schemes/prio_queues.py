@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Literal, Optional, Union
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from ...errors import SpecError
 from ..base import field
@@ -31,6 +31,16 @@ def strict_priority_port(queues: int, limit: Optional[int], reserved: int, ecn_t
     return {"discipline": {"kind": "prio", "queues": queues, "reserved_bytes": reserved, "ecn_per_port": per_port,
                            "dt_alpha": alpha},
             "limit_bytes": limit, "ecn_threshold_bytes": ecn_threshold}
+
+
+def _underscored(v):
+    """A method's name as the command line spells it ('equal-split',
+    `dcsim thresholds --method`) or as the spec does ('equal_split')."""
+    return v.replace("-", "_") if isinstance(v, str) else v
+
+
+#: Accepts both spellings of a thresholds method.
+EITHER_SPELLING = BeforeValidator(_underscored)
 
 
 def resolve_thresholds(given: Union[list[int], str], queues: int, spec: "Spec",
@@ -115,7 +125,7 @@ class PrioQueuesScheme(TcpFamily):
     queues: Union[Annotated[int, Field(ge=1, le=32)], Literal["unlimited"]] = field(
         4, "strict-priority queues per port (K): 2, 4 or 8 in Fig. 23; 'unlimited': one per priority value (pFabric's "
         "priority queue, which also drops the least urgent packet when full)", source=SEC6)
-    thresholds: Union[list[int], Literal["pfabric_eq8", "equal_split", "log"]] = field(
+    thresholds: Annotated[Union[list[int], Literal["pfabric_eq8", "equal_split", "log"]], EITHER_SPELLING] = field(
         "pfabric_eq8", "K-1 thresholds, bytes: a list, 'pfabric_eq8' (Appendix A, Eq. 8, for the spec's "
         "workload and load), 'equal_split' (quantiles of the flow count, Fig. 23(c)) or 'log' (geometric from one "
         "packet to the workload's largest flow: the CS244 reproduction's 16 PRIO bands)",
