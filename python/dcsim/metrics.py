@@ -259,6 +259,8 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
         out["drops"] = {"packets": c["dropped_pkts"], "of_data_packets": c["dropped_pkts"] / data}
         out["timeouts"] = c["timeouts"]
         out["retransmitted_packets"] = c["retransmitted_pkts"]
+        if "duplicate_pkts" in c:  # (runs from before it was counted have none)
+            out["spurious_retransmissions"] = c["duplicate_pkts"]
     return out
 
 

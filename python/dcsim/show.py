@@ -83,8 +83,13 @@ def footer(stats: dict) -> str:
         lines.append(short_span(stats["short_span"]))
     if "drops" in stats:
         d = stats["drops"]
+        spurious = stats.get("spurious_retransmissions")
+        # resent though the first copy arrived (TCP's receivers count them):
+        # reordering or an early timeout, not loss
+        apart = f" ({spurious:,} spurious: their first copy had arrived)" if spurious else ""
         lines.append(f"drops {d['packets']:,} ({100 * d['of_data_packets']:.3g}% of data packets) · "
-                     f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}")
+                     f"timeouts {stats['timeouts']:,} · retransmitted packets {stats['retransmitted_packets']:,}"
+                     + apart)
     return "\n".join(lines)
 
 

@@ -179,6 +179,10 @@ pub struct Counters {
     /// ExpressPass credits the receivers sent.
     pub credit_pkts: u64,
     pub retransmitted_pkts: u64,
+    /// Data packets a receiver took that it already held: retransmissions
+    /// whose first copy had arrived (reordering taken for loss, a timeout
+    /// that fired early).
+    pub duplicate_pkts: u64,
     pub timeouts: u64,
     /// Packets delivered to a host after their flow had ended.
     pub stale_pkts: u64,

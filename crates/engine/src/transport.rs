@@ -158,6 +158,12 @@ pub trait Endpoint {
         0
     }
 
+    /// Data packets the receiver took that it already held (a copy sent
+    /// again whose first had arrived: a spurious retransmission), so far.
+    fn duplicates(&self) -> u32 {
+        0
+    }
+
     /// Retransmission timeouts, so far.
     fn timeouts(&self) -> u32 {
         0
@@ -231,6 +237,9 @@ impl<E: Endpoint + ?Sized> Endpoint for Box<E> {
     }
     fn retransmits(&self) -> u32 {
         (**self).retransmits()
+    }
+    fn duplicates(&self) -> u32 {
+        (**self).duplicates()
     }
     fn timeouts(&self) -> u32 {
         (**self).timeouts()

@@ -171,6 +171,11 @@ impl Transport {
     }
 
     #[inline]
+    pub fn duplicates(&self) -> u32 {
+        each_ep!(self, |t| Endpoint::duplicates(t))
+    }
+
+    #[inline]
     pub fn timeouts(&self) -> u32 {
         each_ep!(self, |t| Endpoint::timeouts(t))
     }

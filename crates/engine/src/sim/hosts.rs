@@ -180,6 +180,8 @@ impl Simulation {
                     // FctAt::Sender (with Receiver, the receiver completed first)
                     let record = (!f.recorded).then(|| record(f, now, &self.cfg.transport));
                     self.nodes.hosts.flow_ends(&f.spec, &f.ep);
+                    // (a flow's duplicates are summed as it goes: none per packet)
+                    self.counters.duplicate_pkts += f.ep.duplicates() as u64;
                     self.flows.remove(pkt.slot);
                     if let Some(r) = record {
                         self.records.push(r);
@@ -228,6 +230,7 @@ impl Simulation {
             return;
         }
         let record = (!f.recorded).then(|| record(f, now, &self.cfg.transport));
+        self.counters.duplicate_pkts += f.ep.duplicates() as u64;
         self.flows.remove(slot);
         if let Some(r) = record {
             self.records.push(r);

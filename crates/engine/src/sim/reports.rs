@@ -234,6 +234,8 @@ impl Simulation {
     pub fn final_counters(&self) -> Counters {
         let mut c = self.counters;
         c.marked_pkts = self.ports.iter().map(|p| p.stats().marks).sum();
+        // the flows still there (ended ones added theirs as they went)
+        c.duplicate_pkts += self.flows.iter().map(|f| f.ep.duplicates() as u64).sum::<u64>();
         c
     }
 }

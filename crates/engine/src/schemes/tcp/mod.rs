@@ -247,6 +247,10 @@ impl Endpoint for TcpFlow {
         self.snd.retx
     }
 
+    fn duplicates(&self) -> u32 {
+        self.rcv.dups
+    }
+
     #[inline]
     fn timeouts(&self) -> u32 {
         self.snd.timeouts

@@ -13,11 +13,14 @@ pub struct TcpReceiver {
     /// Segments held above `cum` (received out of order).
     ooo: u32,
     got: Bitset,
+    /// Segments taken that were held already (sent again, the first copy
+    /// having arrived).
+    pub dups: u32,
 }
 
 impl TcpReceiver {
     pub fn new(n_segs: u32) -> TcpReceiver {
-        TcpReceiver { n_segs, cum: 0, ooo: 0, got: Bitset::new(n_segs) }
+        TcpReceiver { n_segs, cum: 0, ooo: 0, got: Bitset::new(n_segs), dups: 0 }
     }
 
     pub fn complete(&self) -> bool {
@@ -46,6 +49,9 @@ impl TcpReceiver {
             // in order with nothing buffered: no reassembly state to touch
             self.cum += 1;
             return (self.cum, 0, 0);
+        }
+        if self.has(seg) {
+            self.dups += 1;
         }
         if seg >= self.cum && !self.got.get(seg) {
             self.got.set(seg);
