@@ -241,11 +241,12 @@ def compare(*dirs: str | Path, bins: Optional[Sequence[float]] = None,
     return table
 
 
-def print_compare(table: pd.DataFrame, out=None) -> None:
-    """`dcsim compare`'s table: a row per size bin, mean and percentiles
-    of each run side by side (flow counts in the CSV and the DataFrame);
-    then what tells the runs apart, and the cautions."""
-    from .show import _f, render
+def side_by_side(table: pd.DataFrame) -> tuple[dict[str, str], list[str], list[list[str]]]:
+    """What `dcsim compare` and the report show of a `compare` table: a
+    letter per run (label -> 'A', 'B', ...), the headers, and a row per
+    size bin with each run's mean and percentiles ('-' for a bin without
+    flows; the flow counts stay in the DataFrame and the CSV)."""
+    from .show import _f
 
     runs = list(dict.fromkeys(table.columns.get_level_values("run")))
     stats = [s for s in dict.fromkeys(table.columns.get_level_values("statistic")) if s != "flows"]
@@ -253,11 +254,25 @@ def print_compare(table: pd.DataFrame, out=None) -> None:
     headers = ["size bin", *(f"{letters[r]} {s}" for r in runs for s in stats)]
     rows = [[str(b), *(_f(table.loc[b, (r, s)]) if not _nan(table.loc[b, (r, s)]) else "-"
                        for r in runs for s in stats)] for b in table.index]
-    note = "\n".join(f"{letters[r]}: {r} ({table.attrs['runs'][r]})" for r in runs)
-    said = cautions(table.attrs.get("differences", {}), [letters[r] for r in runs])
+    return letters, headers, rows
+
+
+def run_dirs(table: pd.DataFrame) -> list[Path]:
+    """The run directories of a `compare` table, in its column order."""
+    return [Path(table.attrs["runs"][n]) for n in dict.fromkeys(table.columns.get_level_values("run"))]
+
+
+def print_compare(table: pd.DataFrame, out=None) -> None:
+    """`dcsim compare`'s table (`side_by_side`), then what tells the runs
+    apart, and the cautions."""
+    from .show import render
+
+    letters, headers, rows = side_by_side(table)
+    note = "\n".join(f"{x}: {r} ({table.attrs['runs'][r]})" for r, x in letters.items())
+    said = cautions(table.attrs.get("differences", {}), list(letters.values()))
     if said:
         note += "\ncaution: " + "\ncaution: ".join(said)
-    render(f"{len(runs)} runs · slowdown (normalized FCT) by flow size", headers, rows, note, out)
+    render(f"{len(letters)} runs · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 
 
 def _nan(v) -> bool:

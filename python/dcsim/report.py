@@ -293,39 +293,29 @@ def _compare_section(runs: list[Path], bins=None) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .comparison import compare
-    from .show import _f
+    from .comparison import cautions, compare, run_dirs, side_by_side
 
     table = compare(*runs, bins=bins)
-    names = list(dict.fromkeys(table.columns.get_level_values("run")))
-    letters = [chr(ord("A") + i) if len(names) <= 26 else str(i + 1) for i in range(len(names))]
-    stats = ["mean", "p99"]
-    headers = ["size bin", *(f"{x} {st}" for x in letters for st in stats)]
-    rows = [[str(b), *(_f(table.loc[b, (n, st)]) for n in names for st in stats)] for b in table.index]
+    letters, headers, rows = side_by_side(table)
     legend = "".join(f"<li>{_esc(x)}: {_esc(n)} <span class=meta>({_esc(table.attrs['runs'][n])})</span></li>"
-                     for x, n in zip(letters, names))
-    cautions = "".join(f"<p class=bad>caution: {_esc(c)}</p>" for c in table.attrs["cautions"])
+                     for n, x in letters.items())
+    said = "".join(f"<p class=bad>caution: {_esc(c)}</p>"
+                   for c in cautions(table.attrs["differences"], list(letters.values())))
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2), constrained_layout=True)
-    for d, x, n in zip(runs_in_order(table), letters, names):
+    for d, (n, x) in zip(run_dirs(table), letters.items()):
         curve = _by_size(d)
         if curve is None:
             continue
-        for ax, st in zip(axes, stats):
+        for ax, st in zip(axes, ("mean", "p99")):
             ax.plot(curve.index, curve[st], marker="o", ms=3, label=f"{x}: {n}")
     for ax, what in zip(axes, ("mean", "99th percentile")):
         ax.set_title(f"{what} slowdown by flow size", fontsize=9)
-    for ax in axes:
         _log_slowdown(ax)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=min(3, max(1, len(labels))), fontsize=7)
     plot = _img_bytes(_png(fig), "the runs' slowdown by flow size")
-    return (f"<h2>{len(names)} runs side by side</h2>{plot}"
-            f"<h3>Slowdown by flow size</h3>{_html_table(headers, rows)}<ul>{legend}</ul>{cautions}")
-
-
-def runs_in_order(table) -> list[Path]:
-    """The run directories of a `compare` table, in its column order."""
-    return [Path(table.attrs["runs"][n]) for n in dict.fromkeys(table.columns.get_level_values("run"))]
+    return (f"<h2>{len(letters)} runs side by side</h2>{plot}"
+            f"<h3>Slowdown by flow size</h3>{_html_table(headers, rows)}<ul>{legend}</ul>{said}")
 
 
 def _found(root: Path, name: str) -> list[Path]:
