@@ -536,3 +536,35 @@ def test_python_api_takes_specs_as_dicts_or_files_and_warns(tmp_path):
     assert json.loads(summary)["unfinished_flows"] > 0
     with pytest.raises(dcsim.SpecError, match="a sweep's directory: read_sweep"):
         dcsim.read_flows(tmp_path / "sw")
+
+
+@pytest.mark.parametrize("args, heavy", [
+    (["--help"], ("numpy", "pandas", "pyarrow", "pydantic", "dcsim._core")),
+    (["list"], ("numpy", "pandas", "pyarrow", "pydantic", "dcsim._core")),
+    (["run", "SPEC", "--out", "OUT"], ("pandas", "matplotlib")),
+])
+def test_commands_import_only_what_they_use(args, heavy, tmp_path):
+    # Start-up time is mostly imports (docs/performance.md, "Command-line
+    # start-up"; `python -m dcsim.bench_cli` times it): pandas alone takes
+    # about 0.3 s, and a run writes its tables and statistics without it.
+    spec = tmp_path / "tiny.toml"
+    spec.write_text("[workload]\nflows = 20\n")
+    args = [{"SPEC": str(spec), "OUT": str(tmp_path / "out")}.get(a, a) for a in args]
+    code = ("import sys\nsys.argv = ['dcsim', *sys.argv[1:]]\nfrom dcsim.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('IMPORTED', ' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            f"{heavy!r} or m in {heavy!r})))")
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    imported = r.stdout.rsplit("IMPORTED", 1)[1].split()
+    assert [m for m in imported if m in heavy] == []
+    if args[0] == "run":
+        assert (tmp_path / "out" / "summary.json").is_file()
+
+
+def test_spec_models_keep_their_annotations_evaluated():
+    # (string annotations cost every spec-loading command 40 ms: dcsim/spec/__init__.py)
+    spec_dir = ROOT / "python" / "dcsim" / "spec"
+    lazy = [str(p.relative_to(spec_dir)) for p in sorted(spec_dir.rglob("*.py"))
+            if "from __future__ import annotations" in p.read_text()]
+    assert lazy == []

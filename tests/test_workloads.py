@@ -62,6 +62,38 @@ def test_valid_tables_parse_and_quantiles_stay_in_range(rows):
     assert q.min() >= max(1, min(sizes) - 1) and q.max() <= max(sizes)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10**7), st.floats(0, 1)), min_size=1, max_size=12),
+       st.sampled_from([1, 7, 1460]))
+def test_the_mean_sizes_are_the_quantiles_to_the_bit(rows, quantum):
+    # The means behind every arrival rate take the grid's sizes a CDF
+    # segment at a time (workloads._grid_sizes): the same bits as the
+    # vectorized inverse CDF, or the arrival times of every run move.
+    from dcsim.workloads import _grid, _grid_sizes
+
+    sizes = sorted(r[0] for r in rows)
+    probs = sorted(r[1] for r in rows)
+    probs[-1] = 1.0
+    c = parse_cdf("\n".join(f"{s} {p}" for s, p in zip(sizes, probs)), "h")
+    assert _grid_sizes(c, quantum).tobytes() == c.quantile(_grid(), quantum).tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_mean_wire_bytes_is_the_exactly_rounded_mean(name):
+    # computed another way: the grid's sizes by the vectorized inverse
+    # CDF, headers added out of place, and math.fsum's exactly rounded sum
+    import math
+
+    from dcsim.workloads import _grid
+
+    cdf = load_cdf(name)
+    for mss, header, quantum in ((1460, 40, 1), (1000, 48, 1), (1460, 40, 1460)):
+        s = cdf.quantile(_grid(), quantum)
+        expected = math.fsum((s + np.ceil(s / mss) * header).tolist()) / len(s)
+        assert cdf.mean_wire_bytes(mss, header, quantum) == expected
+    assert cdf.mean() == math.fsum(cdf.quantile(_grid()).tolist()) / len(_grid())
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1000), st.floats(0, 1)), min_size=2, max_size=8))
 def test_non_monotone_tables_are_rejected(rows):

@@ -9,12 +9,18 @@ at least their time so far over their ideal FCT)."""
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 import numpy as np
-import pandas as pd
 
 from .bins import PAPER_BINS, check, labels
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: A flow table: a DataFrame, or (as `dcsim run` summarizes without
+#: importing pandas) a mapping of column name to array.
+Flows = Union["pd.DataFrame", Mapping[str, np.ndarray]]
 
 __all__ = ["PAPER_BINS", "slowdown_by_size", "summarize", "settling", "query_times", "ping_times", "extra_stats",
            "SUMMARY_PERCENTILES"]
@@ -24,7 +30,7 @@ SUMMARY_PERCENTILES: tuple[float, ...] = (50, 99, 99.9)
 
 
 def slowdown_by_size(
-    flows: pd.DataFrame,
+    flows: Flows,
     bins: Optional[Sequence[float]] = None,
     percentiles: Sequence[float] = (99,),
     column: str = "slowdown",
@@ -36,9 +42,17 @@ def slowdown_by_size(
     :data:`PAPER_BINS`. Percentiles use linear interpolation. ``flows``
     counts finished flows, over which the statistics are taken;
     ``unfinished`` counts the bin's flows that did not finish."""
+    import pandas as pd
+
+    return pd.DataFrame(_by_size(flows, bins, percentiles, column)).set_index("bin")
+
+
+def _by_size(flows: Flows, bins: Optional[Sequence[float]], percentiles: Sequence[float],
+             column: str = "slowdown") -> list[dict]:
+    """`slowdown_by_size`'s rows."""
     edges = check(PAPER_BINS if bins is None else bins)
-    size = flows.size_bytes.to_numpy()
-    sd = flows[column].to_numpy(dtype=np.float64)
+    size = np.asarray(flows["size_bytes"])
+    sd = np.asarray(flows[column], dtype=np.float64)
     done = ~np.isnan(sd)
     groups = [(lab, (size > lo) & (size <= hi)) for lab, lo, hi in zip(labels(edges), edges, edges[1:])]
     groups.append(("all", np.ones(len(size), dtype=bool)))
@@ -50,7 +64,7 @@ def slowdown_by_size(
         for p in percentiles:
             row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else math.nan
         rows.append(row)
-    return pd.DataFrame(rows).set_index("bin")
+    return rows
 
 
 #: A bin has not settled when the mean slowdown of its later half of flows
@@ -87,7 +101,7 @@ def _mean_and_var(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(max(means.var(ddof=1) / k, x.var(ddof=1) / len(x)))
 
 
-def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> list[dict]:
+def settling(flows: Flows, bins: Optional[Sequence[float]] = None) -> list[dict]:
     """Whether each size bin's mean slowdown held over the run. A bin's
     flows that started are split by start time into an earlier and a later
     half; for each half, the mean slowdown of its finished flows and how
@@ -107,10 +121,11 @@ def settling(flows: pd.DataFrame, bins: Optional[Sequence[float]] = None) -> lis
     flows on a side, or whose flows all started together, have
     `settled` None."""
     edges = check(PAPER_BINS if bins is None else bins)
-    order = np.argsort(flows.start_s.to_numpy(), kind="stable")
-    start = flows.start_s.to_numpy()[order]
-    size = flows.size_bytes.to_numpy()[order]
-    sd = flows.slowdown.to_numpy(dtype=np.float64)[order]
+    start = np.asarray(flows["start_s"])
+    order = np.argsort(start, kind="stable")
+    start = start[order]
+    size = np.asarray(flows["size_bytes"])[order]
+    sd = np.asarray(flows["slowdown"], dtype=np.float64)[order]
     groups = [(lab, (size > lo) & (size <= hi)) for lab, lo, hi in zip(labels(edges), edges, edges[1:])]
     groups.append(("all", np.ones(len(size), dtype=bool)))
     rows = []
@@ -165,6 +180,8 @@ def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per query of the spec's `workload.queries`: its start, the
     finish of its last answer and the query completion time (QCT; NaN if
     an answer did not finish), and its answers (PIAS §V-B, Figs. 8-9)."""
+    import pandas as pd
+
     from .spec.experiment import QUERY
 
     g = _extra_flows(flows, spec, QUERY, "queries").groupby("n")
@@ -178,6 +195,8 @@ def query_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
 def ping_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per ping of the spec's `workload.pings`: its start and its
     round-trip time (the ping flow's FCT; NaN if it did not finish)."""
+    import pandas as pd
+
     from .spec.experiment import PING
 
     f = _extra_flows(flows, spec, PING, "pings").set_index("n").sort_index()
@@ -188,6 +207,8 @@ def incast_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     """One row per incast of the spec's `workload.incasts`: its receiver,
     start (its flows start together), the finish of its last flow and the
     incast completion time (NaN if a flow did not finish), and its flows."""
+    import pandas as pd
+
     from .spec.experiment import INCAST
 
     g = _extra_flows(flows, spec, INCAST, "incasts").groupby("n")
@@ -198,7 +219,7 @@ def incast_times(flows: pd.DataFrame, spec) -> pd.DataFrame:
     return out.rename_axis("incast")
 
 
-def extra_stats(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
+def extra_stats(flows: Flows, summary: dict, percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
     """Query completion, ping round-trip and incast completion times (us)
     of a run whose spec has `workload.queries`, `workload.pings` or
     `workload.incasts`: count, unfinished, mean and percentiles ({}
@@ -206,6 +227,12 @@ def extra_stats(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float]
     from .spec import spec_from_dict
 
     spec = spec_from_dict(summary["spec"])
+    w = spec.workload
+    if w.queries is None and w.pings is None and w.incasts is None:
+        return {}
+    import pandas as pd
+
+    flows = pd.DataFrame(flows) if not isinstance(flows, pd.DataFrame) else flows
     out = {}
     for key, on, table, column in (("queries", spec.workload.queries, query_times, "qct_s"),
                                    ("pings", spec.workload.pings, ping_times, "rtt_s"),
@@ -222,7 +249,7 @@ def extra_stats(flows: pd.DataFrame, summary: dict, percentiles: Sequence[float]
     return out
 
 
-def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
+def summarize(flows: Flows, summary: Optional[dict] = None,
               bins: Optional[Sequence[float]] = None,
               percentiles: Sequence[float] = SUMMARY_PERCENTILES) -> dict:
     """The statistics `dcsim run` prints and writes to summary.json:
@@ -234,18 +261,19 @@ def summarize(flows: pd.DataFrame, summary: Optional[dict] = None,
     incasts' completion times apart (`extra_stats`)."""
     everything = flows
     if "incast" in flows:
-        flows = flows[flows.incast < 0]
-    table = slowdown_by_size(flows, bins=bins, percentiles=percentiles)
+        background = np.asarray(flows["incast"]) < 0
+        flows = {k: np.asarray(flows[k])[background] for k in flows}
     out: dict = {
         "bin_edges_bytes": [e if math.isfinite(e) else "inf" for e in check(PAPER_BINS if bins is None else bins)],
         "percentiles": [float(p) for p in percentiles],
         "unfinished_flows": "excluded from the statistics; counted per bin",
-        "by_size": [{k: _num(v) for k, v in row.items()} for row in table.reset_index().to_dict("records")],
+        "by_size": [{k: _num(v) for k, v in row.items()} for row in _by_size(flows, bins, percentiles)],
     }
     if "start_s" in flows:
         out["settling"] = settling(flows, bins)
-        if "ideal_fct_s" in flows and len(flows) > 1:
-            span, largest = float(flows.start_s.max() - flows.start_s.min()), float(flows.ideal_fct_s.max())
+        start = np.asarray(flows["start_s"])
+        if "ideal_fct_s" in flows and len(start) > 1:
+            span, largest = float(start.max() - start.min()), float(np.max(flows["ideal_fct_s"]))
             if span < largest:
                 # the largest flows outlast the arrivals on their own
                 out["short_span"] = {"arrivals_s": span, "largest_ideal_fct_s": largest}

@@ -9,10 +9,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -24,6 +23,15 @@ from .outdir import check_output_dir, make_tmp_dir
 from .results import Summary, read_flows  # noqa: F401 (read_flows: dcsim.simulate.read_flows, as before)
 from .spec import Spec, engine_config_json
 from .spec.experiment import as_spec, caveats, sampled_tables
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# `dcsim run` writes its tables and statistics from numpy columns (a dict
+# of column name -> array) without pandas, whose import alone takes about
+# a third of a second; the Python API's `run` and `run_all` return
+# DataFrames.
+Columns = dict[str, np.ndarray]
 
 PS = 1e-12
 SLICE_EVENTS = 1 << 18
@@ -44,7 +52,7 @@ COLUMNS = [
 ]
 
 
-def _frame(cols: dict) -> pd.DataFrame:
+def _columns(cols: dict) -> Columns:
     """Engine columns (times in ps) as the flow table. Unfinished flows come
     without `finish_ps` and with `delivered_bytes`: their finish time, FCT
     and slowdown are NaN."""
@@ -65,24 +73,59 @@ def _frame(cols: dict) -> pd.DataFrame:
         fct = finish = np.full(len(start), np.nan)
         delivered = np.asarray(cols["delivered_bytes"], dtype=np.int64)
     deadline = np.asarray(cols["deadline_ps"], dtype=np.int64)
-    return pd.DataFrame(
-        {
-            "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
-            "src": np.asarray(cols["src"], dtype=np.int32),
-            "dst": np.asarray(cols["dst"], dtype=np.int32),
-            "size_bytes": size,
-            "start_s": start * PS,
-            "finish_s": finish,
-            "fct_s": fct * PS,
-            "ideal_fct_s": ideal * PS,
-            "slowdown": fct / ideal,
-            "retransmits": np.asarray(cols["retransmits"], dtype=np.int32),
-            "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
-            "delivered_bytes": delivered,
-            "deadline_s": np.where(deadline > 0, deadline * PS, np.nan),
-        },
-        columns=COLUMNS,
-    )
+    with np.errstate(invalid="ignore", divide="ignore"):  # (no rows: 0/0)
+        slowdown = fct / ideal
+    return {
+        "flow_id": np.asarray(cols["flow_id"], dtype=np.int64),
+        "src": np.asarray(cols["src"], dtype=np.int32),
+        "dst": np.asarray(cols["dst"], dtype=np.int32),
+        "size_bytes": size,
+        "start_s": start * PS,
+        "finish_s": np.asarray(finish, dtype=np.float64),
+        "fct_s": fct * PS,
+        "ideal_fct_s": ideal * PS,
+        "slowdown": slowdown,
+        "retransmits": np.asarray(cols["retransmits"], dtype=np.int32),
+        "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
+        "delivered_bytes": delivered,
+        "deadline_s": np.where(deadline > 0, deadline * PS, np.nan),
+    }
+
+
+def _rows(table: Columns) -> int:
+    return len(next(iter(table.values())))
+
+
+def _concat(parts: list[Columns]) -> Columns:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _arrow(table: Columns, schema: Optional[pa.Schema] = None) -> pa.Table:
+    """`table` for Parquet, NaN as null (as pyarrow's `from_pandas` has
+    it). Built from the arrays' buffers: `pa.array` would import pandas
+    to ask whether each array is a pandas object."""
+
+    def column(a: np.ndarray) -> pa.Array:
+        a = np.ascontiguousarray(a)
+        validity, nulls = None, 0
+        if a.dtype.kind == "f":
+            ok = ~np.isnan(a)
+            nulls = len(a) - int(ok.sum())
+            if nulls:
+                validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
+        return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [validity, pa.py_buffer(a)],
+                                     null_count=nulls)
+
+    arrays = [column(a) for a in table.values()]
+    if schema is None:
+        return pa.Table.from_arrays(arrays, names=list(table))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _frame(table: Columns) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(table, columns=list(table))
 
 
 class _Progress:
@@ -114,55 +157,50 @@ class _Progress:
                 sys.stderr.write("\n")  # tqdm leaves the cursor on the bar's line
 
 
-QUEUE_COLUMNS = ["time_s", "port", "node", "peer", "tier", "pkts", "bytes", "flows"]
-FLOW_SAMPLE_COLUMNS = ["time_s", "flow_id", "delivered_bytes"]
-BUFFER_COLUMNS = ["time_s", "node", "bytes"]
 #: The sampler's tables (run.sample_us), as they are written beside
-#: flows.parquet; `buffers` (every switch's shared buffer) with
-#: buffer.model = "shared" only.
-SAMPLE_TABLES = {"queues": QUEUE_COLUMNS, "flow_samples": FLOW_SAMPLE_COLUMNS, "buffers": BUFFER_COLUMNS}
+#: flows.parquet, with their columns' types; `buffers` (every switch's
+#: shared buffer) with buffer.model = "shared" only. A queue sample's
+#: `flows` counts the flows with packets at the port (BFC ports; 0
+#: elsewhere).
+SAMPLE_TYPES: dict[str, dict[str, type]] = {
+    "queues": {"time_s": np.float64, "port": np.int32, "node": np.int32, "peer": np.int32, "tier": np.int8,
+               "pkts": np.int32, "bytes": np.int64, "flows": np.int32},
+    "flow_samples": {"time_s": np.float64, "flow_id": np.int64, "delivered_bytes": np.int64},
+    "buffers": {"time_s": np.float64, "node": np.int32, "bytes": np.int64},
+}
+SAMPLE_TABLES = {name: list(types) for name, types in SAMPLE_TYPES.items()}
+
+
+def _empty(name: str) -> Columns:
+    return {c: np.zeros(0, dtype=t) for c, t in SAMPLE_TYPES[name].items()}
 
 
 class _Samples:
     """The sampler's records as tables: queue samples with their port's
-    node, peer and tier; flow samples."""
+    node, peer and tier; flow samples; switch buffers."""
 
     def __init__(self, sim: Sim):
         ports = json.loads(sim.summary_json())["ports"]
-        self.node = np.array([p["node"] for p in ports], dtype=np.int32)
-        self.peer = np.array([p["peer"] for p in ports], dtype=np.int32)
-        self.tier = np.array([p["tier"] for p in ports], dtype=np.int8)
-
-    def queues(self, cols: dict) -> pd.DataFrame:
-        port = np.asarray(cols["port"], dtype=np.int32)
-        return pd.DataFrame({
-            "time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS,
-            "port": port,
-            "node": self.node[port],
-            "peer": self.peer[port],
-            "tier": self.tier[port],
-            "pkts": np.asarray(cols["pkts"], dtype=np.int32),
-            "bytes": np.asarray(cols["bytes"], dtype=np.int64),
-            # flows with packets at the port (BFC ports; 0 elsewhere)
-            "flows": np.asarray(cols["flows"], dtype=np.int32),
-        }, columns=QUEUE_COLUMNS)
+        self.ports = {k: np.array([p[k] for p in ports], dtype=SAMPLE_TYPES["queues"][k])
+                      for k in ("node", "peer", "tier")}
 
     @staticmethod
-    def table(cols: dict, columns: list[str], dtypes: dict) -> pd.DataFrame:
-        """Engine columns as a table: time in seconds, the rest as `dtypes`."""
-        data = {"time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS}
-        data.update({c: np.asarray(cols[c], dtype=t) for c, t in dtypes.items()})
-        return pd.DataFrame(data, columns=columns)
+    def table(name: str, cols: dict, extra: Optional[Columns] = None) -> Columns:
+        """Engine columns as table `name`: time in seconds, the rest as
+        `SAMPLE_TYPES` says, `extra` columns given."""
+        data = {"time_s": np.asarray(cols["time_ps"], dtype=np.int64) * PS, **(extra or {})}
+        return {c: data[c] if c in data else np.asarray(cols[c], dtype=t) for c, t in SAMPLE_TYPES[name].items()}
 
-    def drain(self, sim: Sim):
-        yield "queues", self.queues(sim.drain_queue_samples())
-        yield "flow_samples", self.table(sim.drain_flow_samples(), FLOW_SAMPLE_COLUMNS,
-                                         {"flow_id": np.int64, "delivered_bytes": np.int64})
-        yield "buffers", self.table(sim.drain_buffer_samples(), BUFFER_COLUMNS, {"node": np.int32, "bytes": np.int64})
+    def drain(self, sim: Sim) -> Iterator[tuple[str, Columns]]:
+        q = sim.drain_queue_samples()
+        port = np.asarray(q["port"], dtype=np.int32)
+        yield "queues", self.table("queues", q, {k: v[port] for k, v in self.ports.items()})
+        yield "flow_samples", self.table("flow_samples", sim.drain_flow_samples())
+        yield "buffers", self.table("buffers", sim.drain_buffer_samples())
 
 
-def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataFrame], None]] = None,
-             on_progress: Optional[Callable[[int, int, float], None]] = None) -> Iterator[pd.DataFrame]:
+def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, Columns], None]] = None,
+             on_progress: Optional[Callable[[int, int, float], None]] = None) -> Iterator[Columns]:
     """The flow table in batches as flows finish; at the end, the flows
     that started and did not finish (a run stopped by its stop time).
     Samples, if any, go to `on_samples(table name, rows)` as they are taken;
@@ -180,18 +218,22 @@ def _batches(sim: Sim, quiet: bool, on_samples: Optional[Callable[[str, pd.DataF
                 on_progress(done, total, sim_s)
             if samples is not None:
                 for name, rows in samples.drain(sim):
-                    if len(rows):
+                    if _rows(rows):
                         on_samples(name, rows)
-            df = _frame(sim.drain())
-            if len(df):
-                yield df
+            batch = _columns(sim.drain())
+            if _rows(batch):
+                yield batch
             if status != "running":
                 break
     finally:
         bar.close()
-    df = _frame(sim.unfinished())
-    if len(df):
-        yield df
+    batch = _columns(sim.unfinished())
+    if _rows(batch):
+        yield batch
+
+
+def _no_flows(label: Callable[[Columns], Columns]) -> Columns:
+    return label(_columns({k: [] for k in _ENGINE_COLS}))
 
 
 class _Stats:
@@ -206,20 +248,19 @@ class _Stats:
             or w.incasts is not None else []
         incast = ["dst", "incast"] if w.incasts is not None else []
         self.columns = ["size_bytes", "slowdown", "start_s", "ideal_fct_s", *extra, *incast]
-        self.parts: list[pd.DataFrame] = []
+        self.parts: list[Columns] = []
         self.label = labeller(spec)
 
-    def add(self, df: pd.DataFrame) -> pd.DataFrame:
-        self.parts.append(df[self.columns])
-        return df
+    def add(self, batch: Columns) -> Columns:
+        self.parts.append({c: batch[c] for c in self.columns})
+        return batch
 
-    def frame(self) -> pd.DataFrame:
-        if not self.parts:
-            return self.label(_frame({k: [] for k in _ENGINE_COLS}))[self.columns]
-        return pd.concat(self.parts, ignore_index=True)
+    def table(self) -> Columns:
+        parts = self.parts or [_no_flows(self.label)]
+        return _concat([{c: p[c] for c in self.columns} for p in parts])
 
 
-def _summary(spec: Spec, sim: Sim, wall: float, flows: pd.DataFrame,
+def _summary(spec: Spec, sim: Sim, wall: float, flows: Columns | pd.DataFrame,
              overrides: Optional[dict] = None) -> dict:
     eng = json.loads(sim.summary_json())
     c = eng["counters"]
@@ -376,31 +417,31 @@ def run_all(spec: Spec | dict | str | Path, *, quiet: bool = True) -> Run:
         warn(w)
     sim = build(spec)
     t0 = time.perf_counter()
-    samples: dict[str, list[pd.DataFrame]] = {name: [] for name in SAMPLE_TABLES}
+    samples: dict[str, list[Columns]] = {name: [] for name in SAMPLE_TABLES}
     sampling = spec.run.sample_us is not None
     label = labeller(spec)
     parts = [label(p) for p in _batches(sim, quiet, (lambda name, rows: samples[name].append(rows))
                                         if sampling else None)]
     wall = time.perf_counter() - t0
-    df = pd.concat(parts, ignore_index=True) if parts else label(_frame({k: [] for k in _ENGINE_COLS}))
-    summary = _summary(spec, sim, wall, df)
+    table = _concat(parts) if parts else _no_flows(label)
+    summary = _summary(spec, sim, wall, table)
+    df = _frame(table)
     df.attrs["summary"] = Summary(summary)
     _warn_unfinished(summary, "the returned table")
-    tables = {name: pd.concat(v, ignore_index=True) if v else pd.DataFrame(columns=SAMPLE_TABLES[name])
-              for name, v in samples.items()}
+    tables = {name: _frame(_concat(v) if v else _empty(name)) for name, v in samples.items()}
     return Run(df, tables["queues"], tables["flow_samples"], summary, tables["buffers"])
 
 
-def labeller(spec: Spec) -> Callable[[pd.DataFrame], pd.DataFrame]:
+def labeller(spec: Spec) -> Callable[[Columns], Columns]:
     """What the flow table adds to the engine's columns for this spec: with
     `workload.incasts`, an `incast` column (the flow's incast, -1 for a
     background flow)."""
     if spec.workload.incasts is None:
-        return lambda df: df
+        return lambda table: table
     from .spec.experiment import incast_ids
 
     ids = incast_ids(spec)
-    return lambda df: df.assign(incast=ids[df.flow_id.to_numpy()].astype(np.int32))
+    return lambda table: {**table, "incast": ids[table["flow_id"]].astype(np.int32)}
 
 
 _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts",
@@ -431,13 +472,12 @@ def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False
         raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
     try:
         stats = _Stats(spec)
-        schema = pa.Schema.from_pandas(stats.label(_frame({k: [] for k in _ENGINE_COLS})), preserve_index=False)
+        schema = _arrow(_no_flows(stats.label)).schema
         t0 = time.perf_counter()
         with pq.ParquetWriter(tmp / "flows.parquet", schema) as writer, _SampleWriters(tmp, spec) as sw:
-            for df in _batches(sim, quiet, sw.write if sw.tables else None, _share(spec, on_progress)):
-                writer.write_table(pa.Table.from_pandas(stats.add(stats.label(df)), schema=schema,
-                                                        preserve_index=False))
-        summary = _summary(spec, sim, time.perf_counter() - t0, stats.frame(), overrides)
+            for batch in _batches(sim, quiet, sw.write if sw.tables else None, _share(spec, on_progress)):
+                writer.write_table(_arrow(stats.add(stats.label(batch)), schema))
+        summary = _summary(spec, sim, time.perf_counter() - t0, stats.table(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if out.exists():
             shutil.rmtree(out)
@@ -483,8 +523,8 @@ class _SampleWriters:
     def __enter__(self):
         return self
 
-    def write(self, name: str, df: pd.DataFrame) -> None:
-        table = pa.Table.from_pandas(df, preserve_index=False)
+    def write(self, name: str, rows: Columns) -> None:
+        table = _arrow(rows)
         if name not in self.writers:
             self.writers[name] = pq.ParquetWriter(self.tmp / f"{name}.parquet", table.schema)
         self.writers[name].write_table(table)
@@ -494,10 +534,8 @@ class _SampleWriters:
             w.close()
         if exc[0] is None:
             for name in self.tables:
-                cols = SAMPLE_TABLES[name]
                 if name not in self.writers:
-                    pq.write_table(pa.Table.from_pandas(pd.DataFrame({c: [] for c in cols})),
-                                   self.tmp / f"{name}.parquet")
+                    pq.write_table(_arrow(_empty(name)), self.tmp / f"{name}.parquet")
         return False
 
 
@@ -513,6 +551,8 @@ def _sampled(spec: Spec) -> dict:
 def generated_flows(spec: Spec | dict | str | Path) -> pd.DataFrame:
     """The flows a spec's workload would start (no simulation): start_s,
     src, dst, size_bytes."""
+    import pandas as pd
+
     cols = _sampled(as_spec(spec))
     return pd.DataFrame(
         {

@@ -37,7 +37,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import SpecError
-from .workloads import Cdf, _grid
+from .workloads import Cdf, _grid_sizes
 
 METHODS = ("pias", "pfabric-eq8", "equal-split", "paper")
 
@@ -91,7 +91,7 @@ class _Sizes:
     2^20 equally likely slices) with prefix sums for the integrals."""
 
     def __init__(self, cdf: Cdf, quantum: int):
-        s = np.sort(cdf.quantile(_grid(), quantum).astype(np.float64))
+        s = np.sort(_grid_sizes(cdf, quantum))
         self.s = s
         self.n = len(s)
         zero = np.zeros(1)

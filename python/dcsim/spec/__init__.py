@@ -6,6 +6,10 @@ message naming the field (and the closest valid name). Every field carries
 its meaning and the source of its default; docs/spec.md is generated from
 them (`dcsim spec --markdown`), and `dcsim spec --schema` prints the JSON
 Schema.
+
+The spec modules do not defer their annotations (no `__future__` import):
+pydantic would compile every field's annotation from its string at import,
+40 ms of every command that loads a spec (docs/performance.md).
 """
 
 from .base import GBPS, PS_PER_US, Model, bps, field, ps

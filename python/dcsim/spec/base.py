@@ -2,8 +2,6 @@
 a meaning and, where a paper fixes its default, a source (docs/spec.md is
 generated from them), and the unit conversions into the engine's integers."""
 
-from __future__ import annotations
-
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field

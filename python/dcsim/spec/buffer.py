@@ -4,8 +4,6 @@ or one buffer per switch shared by its ports, with or without PFC (the
 100 Gb/s switches of BFC NSDI'22 §6.2.1, as the HPCC simulator models
 them; the engine's `buffer.rs`)."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from ..errors import SpecError

@@ -2,8 +2,6 @@
 spec file and command-line overrides become one, and how a spec resolves
 into the engine's configuration (config.rs)."""
 
-from __future__ import annotations
-
 import difflib
 import json
 import tomllib

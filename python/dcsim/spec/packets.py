@@ -5,8 +5,6 @@ over schemes otherwise compares different packets (and draws slightly
 different flows: sizes are whole packets). Set here, the size holds for
 whichever scheme a point runs, as a scheme's own field would."""
 
-from __future__ import annotations
-
 from typing import Optional
 
 from .base import Model, field

@@ -1,7 +1,5 @@
 """Topologies (`[topology]`, chosen by `kind`)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, Optional, Union
 
 from pydantic import Field, model_validator

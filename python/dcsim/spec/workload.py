@@ -1,7 +1,5 @@
 """Which flows arrive (`[workload]`) and how a run ends (`[run]`)."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import model_validator

@@ -2,8 +2,6 @@
 own module, subclassing `SchemeModel` (what a scheme tells the rest of
 dcsim); a new scheme adds its module and one entry in `MODELS`."""
 
-from __future__ import annotations
-
 from typing import Annotated, Union
 
 from pydantic import Field

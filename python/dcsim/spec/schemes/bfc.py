@@ -1,8 +1,6 @@
 """`bfc`: Backpressure Flow Control (Goyal et al., NSDI 2022, §3), with the
 set-up of its simulations (§6.2.1)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError

@@ -2,8 +2,6 @@
 HPCC simulator runs it (`--cc dcqcn`), with the BFC paper's marking
 thresholds (§6.2.1)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..base import field, ps

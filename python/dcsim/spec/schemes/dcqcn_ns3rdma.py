@@ -3,8 +3,6 @@ authors that the BFC paper names for its DCQCN runs (§6.2.1, ref. [5]),
 with its shipped configuration (`mix/config.txt`) and the BFC paper's
 marking thresholds."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal
 
 from ..base import field, ps

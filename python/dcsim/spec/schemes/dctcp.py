@@ -1,8 +1,6 @@
 """`dctcp`: DCTCP (Alizadeh et al., SIGCOMM 2010) as the pFabric paper ran
 it (Table 1)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal
 
 from ..base import field

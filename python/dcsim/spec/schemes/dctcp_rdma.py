@@ -3,8 +3,6 @@ HPCC simulator's rate-based DCTCP (`--cc dctcp`) on RDMA NICs, over
 shared-buffer switches with PFC, marking at the DCQCN thresholds; with an
 optional slow start (App. A.6, Fig. 23)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ...errors import SpecError

@@ -2,8 +2,6 @@
 public ns-2 code runs it, the code BFC NSDI'22 §6.2 compared against
 (`kaist-ina/ns2-xpass`, and the BFC co-author's scripts on it)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ...errors import SpecError

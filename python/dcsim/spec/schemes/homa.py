@@ -2,8 +2,6 @@
 runs it, the code BFC NSDI'22 App. A.2 compared against
 (PlatformLab/HomaSimulation, `HomaTransport.cc`)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError

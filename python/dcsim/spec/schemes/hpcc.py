@@ -3,8 +3,6 @@
 and telemetry header (§6.3), the rest from a BFC co-author's configuration
 of that simulator where it sets them."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal, Optional
 
 from ...errors import SpecError

@@ -1,7 +1,5 @@
 """`ideal`: pFabric's Ideal scheduler (§3, Algorithm 1), flow level."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..base import field

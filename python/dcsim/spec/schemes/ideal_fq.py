@@ -1,7 +1,5 @@
 """`ideal_fq`: ideal fair sharing, the BFC paper's "Ideal-FQ", flow level."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ...errors import SpecError

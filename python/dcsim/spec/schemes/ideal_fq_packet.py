@@ -1,7 +1,5 @@
 """`ideal_fq_packet`: the BFC paper's Ideal-FQ at packet level."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field

@@ -2,8 +2,6 @@
 weights each flow by the bytes it has sent (least attained service without
 switch support), as the PIAS paper compares it."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal
 
 from ..base import field

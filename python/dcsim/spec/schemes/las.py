@@ -1,8 +1,6 @@
 """`las`: least attained service on pFabric's switch (the PIAS paper's LAS
 baseline; pFabric §5.4.3's "BytesSent")."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from ..base import field

@@ -1,8 +1,6 @@
 """`pdq`: PDQ, Preemptive Distributed Quick flow scheduling (Hong, Caesar,
 Godfrey, SIGCOMM 2012), as the pFabric paper ran it (§5.1, Table 1)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ...errors import SpecError

@@ -1,8 +1,6 @@
 """`pfabric`: pFabric (Alizadeh et al., SIGCOMM 2013): priority scheduling
 and dropping in tiny switch buffers, and minimal rate control at the hosts."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal
 
 from ..base import field

@@ -2,8 +2,6 @@
 scheduling with a multi-level feedback queue over the few strict-priority
 queues of commodity switches, and DCTCP."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Optional, Union
 
 from ..base import field

@@ -1,8 +1,6 @@
 """`prio_queues`: pFabric §6's approximation of pFabric on commodity
 switches: a few strict-priority queues, flows assigned by their size."""
 
-from __future__ import annotations
-
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Literal, Optional, Union
 

@@ -4,8 +4,6 @@ share: RoCE queue pairs as the HPCC simulator models them (the engine's
 pulls from, an ACK for every packet, go-back-N, over shared-buffer
 switches with PFC."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, ClassVar, Optional
 
 from ...errors import SpecError

@@ -6,8 +6,6 @@ family's: `TcpFamily`, `RdmaFamily`, ...), sets what differs, and is
 listed once in `schemes/__init__.py`. Nothing else in dcsim asks a
 scheme's name."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 

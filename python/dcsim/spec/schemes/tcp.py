@@ -2,8 +2,6 @@
 `pfabric` share with it (their hosts run the same TCP machinery with other
 window laws and timers)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from pydantic import model_validator
