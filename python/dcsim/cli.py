@@ -110,8 +110,11 @@ def run(
     notes: list[str] = []
     try:
         s = load_spec(spec, overrides, notes)
-        for n in notes:
-            note(n)
+        from .spec.profiles import fabric_note
+
+        for n in [*notes, fabric_note(s)]:
+            if n:
+                note(n)
         for w in caveats(s):
             warn(w)
         summary = run_to_dir(s, out, quiet=quiet, force=force, overrides=overrides)
@@ -470,11 +473,12 @@ def thresholds_(
 
 
 @app.command("list", short_help="Name the topologies, schemes, workloads, figures.")
-def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | workloads | figures"),
+def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes | profiles | workloads | figures"),
           name_: Optional[str] = typer.Argument(None, metavar="[NAME]", help="just this one (a scheme, a figure, "
                                                 "...): `dcsim list schemes hpcc`")) -> None:
-    """Name the topologies, schemes, workloads and figures; `list schemes`
-    also gives each scheme's parameters, defaults and their sources."""
+    """Name the topologies, schemes, paper profiles, workloads and figures;
+    `list schemes` also gives each scheme's parameters, defaults and their
+    sources, `list profiles` what each profile sets."""
     import json
     import shutil
     import textwrap
@@ -490,6 +494,7 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
     sections = {
         "topologies": [(t["name"], t["doc"], []) for t in cat["topologies"]],
         "schemes": [(t["name"], t["doc"], t["fields"]) for t in cat["schemes"]],
+        "profiles": [(p["name"], p["doc"], p["lines"]) for p in cat["profiles"]],
         "workloads": [(w.name, f"{w.description} [{w.source}]", []) for w in SHIPPED.values()],
         # in the papers' order: pfabric-fig5a before pfabric-fig20
         "figures": sorted(((f.name, f"{f.title} [{f.source}]", []) for f in REGISTRY.values()),
@@ -517,7 +522,8 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
             except SpecError:
                 pass
         if name_ is not None and name_ not in names:
-            one = {"topologies": "topology", "schemes": "scheme", "workloads": "workload", "figures": "figure"}[what]
+            one = {"topologies": "topology", "schemes": "scheme", "profiles": "profile", "workloads": "workload",
+                   "figures": "figure"}[what]
             fail(f"no {one} named {name_!r}{did_you_mean(name_, names)} (`dcsim list {what}` names them)")
         if name_ is not None:
             sections[what] = [item for item in sections[what] if item[0] == name_]
@@ -536,6 +542,10 @@ def list_(what: Optional[str] = typer.Argument(None, help="topologies | schemes 
                     text = f"{p['field']} = {p['default']}: {p['meaning']}" + (f" [{p['source']}]" if p["source"] else "")
                     print(textwrap.fill(text, width, initial_indent=indent + "  ", subsequent_indent=indent + "      ",
                                         break_on_hyphens=False))
+            if what == "profiles":  # what each sets, and per scheme
+                for line in params:
+                    print(textwrap.fill(line.strip(), width, initial_indent=indent + "  ",
+                                        subsequent_indent=indent + "      ", break_on_hyphens=False))
         if name == "figures" and name_ is None:
             from .figures import papers
 

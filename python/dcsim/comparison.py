@@ -218,8 +218,10 @@ def compare(*dirs: str | Path, bins: Optional[Sequence[float]] = None,
     between the runs), with `flows`, `mean` and a `p<N>` per percentile.
     ``attrs["cautions"]`` says what differs that a comparison usually
     holds equal (packet and header bytes, buffers, flows drawn, seeds),
-    ``attrs["differences"]`` the same as data (`differences`), and
-    ``attrs["runs"]`` maps each label to its directory."""
+    ``attrs["differences"]`` the same as data (`differences`),
+    ``attrs["notes"]`` what else to know (`notes`: schemes whose defaults
+    come from different papers), and ``attrs["runs"]`` maps each label to
+    its directory."""
     import pandas as pd
 
     from .metrics import slowdown_by_size
@@ -238,7 +240,18 @@ def compare(*dirs: str | Path, bins: Optional[Sequence[float]] = None,
     table.attrs["differences"] = differences(runs)
     table.attrs["cautions"] = cautions(table.attrs["differences"], names)
     table.attrs["runs"] = {n: str(r.path) for r, n in zip(runs, names)}
+    table.attrs["notes"] = notes(runs)
     return table
+
+
+def notes(runs: list[Run]) -> list[str]:
+    """What the reader of a comparison should know that is not a
+    difference of set-up: schemes whose defaults come from different
+    papers (`profiles.mixed_defaults`)."""
+    from .spec.profiles import mixed_defaults
+
+    mixed = mixed_defaults([r.summary.get("spec", {}) for r in runs])
+    return [mixed] if mixed else []
 
 
 def side_by_side(table: pd.DataFrame) -> tuple[dict[str, str], list[str], list[list[str]]]:
@@ -272,6 +285,8 @@ def print_compare(table: pd.DataFrame, out=None) -> None:
     said = cautions(table.attrs.get("differences", {}), list(letters.values()))
     if said:
         note += "\ncaution: " + "\ncaution: ".join(said)
+    for n in table.attrs.get("notes", []):
+        note += f"\nnote: {n}"
     render(f"{len(letters)} runs · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 
 

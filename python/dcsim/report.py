@@ -301,6 +301,7 @@ def _compare_section(runs: list[Path], bins=None) -> str:
                      for n, x in letters.items())
     said = "".join(f"<p class=bad>caution: {_esc(c)}</p>"
                    for c in cautions(table.attrs["differences"], list(letters.values())))
+    said += "".join(f"<p class=meta>note: {_esc(n)}</p>" for n in table.attrs.get("notes", []))
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2), constrained_layout=True)
     for d, (n, x) in zip(run_dirs(table), letters.items()):
         curve = _by_size(d)

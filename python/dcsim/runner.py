@@ -341,6 +341,11 @@ def run_sweep(
                 if w not in said:
                     said.add(w)
                     warn(f"{p.label()}: {w}")
+        from .spec.profiles import mixed_defaults
+
+        mixed = mixed_defaults([{"profile": p.spec.profile, "scheme": {"name": p.spec.scheme.name}} for p in points])
+        if mixed:
+            warn(f"sweep {sweep.name}: {mixed}")
     sources = _reuse_dirs(reuse, out)
     check_output_dir(out)
     refuse_other_results(out, sweep.name)

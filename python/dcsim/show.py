@@ -150,7 +150,8 @@ def ran_on(summary: dict) -> str:
     if not r:
         return ""
     routing = spec.get("routing", {}).get("load_balancing", "")
-    return f"ran on: {spec.get('scheme', {}).get('name', '')}, {_buffers_and_packets(r)}" + (
+    profile = f" (profile {spec['profile']})" if spec.get("profile") else ""
+    return f"ran on: {spec.get('scheme', {}).get('name', '')}{profile}, {_buffers_and_packets(r)}" + (
         f", {routing}" if routing else "")
 
 

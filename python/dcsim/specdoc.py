@@ -153,7 +153,20 @@ def markdown() -> str:
             out += [*_table(models), ""]
             for name, sub in _sub_tables(models):
                 out += [f"### [{section}.{name}]", "", _doc(sub), "", *_table(sub), ""]
-    return "\n".join(out)
+    return "\n".join(out + _profiles())
+
+
+def _profiles() -> list[str]:
+    """The profiles section: how they work, then what each sets."""
+    from .spec import profiles
+
+    text = (profiles.__doc__ or "").split("\n\n")
+    out = ["## Profiles", "", *(" ".join(p.split()) + "\n" for p in text[1:])]
+    for p in profiles.PROFILES.values():
+        lines = profiles.describe(p)
+        out += [f"### profile = \"{p.name}\"", "", f"{p.title}. Source: {p.source}.", "",
+                *(f"- {line.strip()}" for line in lines[2:]), ""]
+    return out
 
 
 def _sub_tables(model: type[Model]) -> list[tuple[str, type[Model]]]:
@@ -184,8 +197,12 @@ def catalog() -> dict:
                             for f, i in fields(m) if f != key]}
                 for tag, m in models.items()]
 
+    from .spec.profiles import PROFILES, describe
+
+    profiles = [{"name": p.name, "doc": f"{p.title} [{p.source}]", "lines": describe(p)[2:]}
+                for p in PROFILES.values()]
     return {"generated_by": "python -m dcsim.specdoc", "topologies": entries(TOPOLOGIES, "kind"),
-            "schemes": entries(SCHEMES, "name")}
+            "schemes": entries(SCHEMES, "name"), "profiles": profiles}
 
 
 def catalog_json() -> str:

@@ -32,6 +32,7 @@ from typing import Any, Optional
 from . import __version__
 from .errors import SpecError
 from .spec import DISCRIMINATORS, Spec, apply_overrides, read_toml, spec_from_dict
+from .spec.profiles import PROFILES
 from .spec.experiment import check, did_you_mean
 from .workloads import SHIPPED
 
@@ -323,10 +324,12 @@ def _merge(a: dict, b: dict) -> dict:
 
 
 def _resolve_paths(spec: dict, base: Path) -> None:
-    """CDF, trace and topology paths in a spec file are relative to that
-    file."""
+    """CDF, trace, topology and profile paths in a spec file are relative
+    to that file."""
     w, sch, topo = spec.get("workload"), spec.get("scheme"), spec.get("topology")
     fields = [(w, f) for f in ("cdf", "trace", "reverse_cdf")] if isinstance(w, dict) else []
+    if isinstance(spec.get("profile"), str) and spec["profile"] not in PROFILES:
+        fields.append((spec, "profile"))
     if isinstance(sch, dict):
         fields.append((sch, "threshold_cdf"))
     if isinstance(topo, dict) and topo.get("kind") == "file":

@@ -8,6 +8,7 @@ import copy
 import dataclasses
 from typing import Optional
 
+from ..spec.profiles import PFABRIC as PFABRIC_PROFILE
 from .core import Figure, Mode, Panel, PaperBound, register
 from .single import RunFigure, Statement, fig5a_draw, fig5a_stats, fig13_draw, fig13_stats
 
@@ -22,28 +23,16 @@ PANELS = (
 SCHEMES = ("tcp", "dctcp", "pdq", "pfabric", "ideal")
 LABELS = {"tcp": "TCP-DropTail", "dctcp": "DCTCP", "pdq": "PDQ", "pfabric": "pFabric", "ideal": "Ideal"}
 
-#: How the paper's ns-2 scripts run each scheme (docs/sources.md §1): flows
-#: reuse a pool of persistent connections per host pair (8 for TCP and
-#: DCTCP, 1 for pFabric), and duplicate-ACK fast retransmit is off for all.
+#: How the paper's ns-2 scripts run each scheme and the fabric: the
+#: `pfabric` profile (spec/profiles.py, docs/sources.md §1), which a spec
+#: can name (`profile = "pfabric"`) to run its own workload the same way.
 #: Every agent's window bounds the span above the cumulative ACK, as the
 #: scripts' ns-2 agent (`FullTcp/Sack`, pFabric's `MinTCP` included) does
 #: without fast retransmit (`window = "span"`; on the flows of an ns-2 run
 #: TCP-DropTail's small flows stay within 2.2% of ns-2's, "pipe"'s 1-6%
 #: above: docs/reproductions/pfabric.md; pFabric 0.6% apart at 80% load).
 def scheme(name: str, **fields) -> dict:
-    pools = {"tcp": 8, "dctcp": 8, "pfabric": 1}
-    out = {"scheme.name": name}
-    if name in pools:
-        out |= {"scheme.connections": "pool", "scheme.connections_per_pair": pools[name]}
-    if name in ("tcp", "dctcp"):
-        out |= {"scheme.fast_retransmit": False}
-    if name in pools:
-        out |= {"scheme.window": "span"}
-    if name == "pdq":
-        # a flow's links must see its ACKs: one path per flow, both ways
-        # (PDQ's §3 is per path; docs/schemes.md)
-        out |= {"routing.load_balancing": "ecmp"}
-    return out | {f"scheme.{k}": v for k, v in fields.items()}
+    return PFABRIC_PROFILE.variant(name) | {f"scheme.{k}": v for k, v in fields.items()}
 
 
 SCRIPT_SCHEMES = {name: scheme(name) for name in SCHEMES}
@@ -51,12 +40,7 @@ SCRIPT_SCHEMES = {name: scheme(name) for name in SCHEMES}
 #: The baseline set-up of §5.1 as the scripts run it: the 144-host
 #: leaf-spine, per-packet round-robin spraying, flow sizes in whole packets,
 #: FCT logged at the sender.
-BASE = {
-    "topology": {"kind": "leaf_spine"},
-    "routing": {"load_balancing": "round_robin"},
-    "workload": {"size_quantum_bytes": 1460},
-    "run": {"fct_at": "sender"},
-}
+BASE = copy.deepcopy(PFABRIC_PROFILE.base)
 
 WS, DM = "web_search", "data_mining"
 

@@ -4,6 +4,9 @@ as its ns-2 scripts run them (docs/schemes.md, docs/sources.md §2)."""
 
 from __future__ import annotations
 
+import copy
+
+from ..spec.profiles import PIAS as PIAS_PROFILE
 from .core import Figure, Mode, Panel, PaperBound, register
 
 #: The scripts' result parser: short flows below 100 KiB, large above
@@ -16,15 +19,13 @@ SHORT_MEAN = Panel("small_mean", "(0, 100KB]: average", SHORT, "mean", MS, colum
 SHORT_P99 = Panel("small_p99", "(0, 100KB]: 99th percentile", SHORT, "p99", MS, column="fct_ms")
 LARGE_MEAN = Panel("large_mean", "(10MB, inf): average", LARGE, "mean", MS, column="fct_ms")
 
-#: §V-A's set-up as the scripts build it: the 144-host leaf-spine with 20 us
-#: of host delay on each host link (base RTT 84.7 us; the paper: 85.2 us),
-#: per-packet round-robin spraying, sizes in whole packets, FCT at the sender.
-BASE = {
-    "topology": {"kind": "leaf_spine", "host_link_delay_us": 20.2},
-    "routing": {"load_balancing": "round_robin"},
-    "workload": {"size_quantum_bytes": 1460},
-    "run": {"fct_at": "sender"},
-}
+#: §V-A's set-up and every scheme as the scripts run them: the `pias`
+#: profile (spec/profiles.py), which a spec can name (`profile = "pias"`)
+#: to run its own workload the same way. The fabric: the 144-host
+#: leaf-spine with 20 us of host delay on each host link (base RTT 84.7
+#: us; the paper: 85.2 us), per-packet round-robin spraying, sizes in whole
+#: packets, FCT at the sender.
+BASE = copy.deepcopy(PIAS_PROFILE.base)
 
 #: Every scheme on the scripts' agent (spine_empirical.tcl:
 #: Agent/TCP/FullTcp/Sack/MinTCP, PIAS-NS2 tcp-full.cc): one persistent
@@ -33,27 +34,18 @@ BASE = {
 #: pair's is busy; the window bounds the span above the cumulative ACK
 #: (`send_allowed` outside `pipectrl_`, which only a fast retransmit turns
 #: on): `window = "span"`, as the pFabric figures run ns-2's TCP.
-AGENT = {"scheme.connections": "pool", "scheme.connections_per_pair": 1, "scheme.window": "span"}
+AGENT = {k: v for k, v in PIAS_PROFILE.variant("pias").items() if k != "scheme.name"}
 #: DCTCP as the scripts run it: the PIAS port with one queue (360 KB, ECN
 #: per port at 65 packets, MinTCP's fixed 2 ms timeout, window 70).
-DCTCP = {"scheme.name": "pias", "scheme.queues": 1, "scheme.thresholds": [], **AGENT}
+DCTCP = PIAS_PROFILE.variant("dctcp")
 #: L2DCT on the same switches and timers, with the scripts' increase.
-L2DCT = {"scheme.name": "l2dct", "scheme.queue_bytes": 360_000, "scheme.ecn_threshold_bytes": 97_500,
-         "scheme.fixed_rto": True, "scheme.min_rto_us": 2000, "scheme.probe_after": 5, "scheme.init_cwnd_pkts": 70,
-         "scheme.max_cwnd_pkts": 239, "scheme.increase": "ns2_pias", **AGENT}
+L2DCT = PIAS_PROFILE.variant("l2dct")
 #: pFabric and LAS as the PIAS scripts run them (run_pfabric_*.py): 210 KB
 #: (140 packets), a fixed 250 us timeout, window 70, cap 139 (the queue
 #: less one, spine_empirical.tcl's maxcwnd_).
-PFABRIC_PIAS = {"scheme.queue_bytes": 210_000, "scheme.rto_us": 250, "scheme.init_cwnd_pkts": 70,
-                "scheme.max_cwnd_pkts": 139, **AGENT}
-PIAS = {"scheme.name": "pias", **AGENT}
-VARIANTS = {
-    "pias": PIAS,
-    "dctcp": DCTCP,
-    "l2dct": L2DCT,
-    "las": {"scheme.name": "las", **PFABRIC_PIAS},
-    "pfabric": {"scheme.name": "pfabric", **PFABRIC_PIAS},
-}
+PFABRIC_PIAS = {k: v for k, v in PIAS_PROFILE.variant("pfabric").items() if k != "scheme.name"}
+PIAS = PIAS_PROFILE.variant("pias")
+VARIANTS = {name: PIAS_PROFILE.variant(name) for name in ("pias", "dctcp", "l2dct", "las", "pfabric")}
 LABELS = {"pias": "PIAS", "dctcp": "DCTCP", "l2dct": "L2DCT", "las": "LAS", "pfabric": "pFabric"}
 WS, DM = "web_search", "data_mining"
 FACETS = {WS: "Web search", DM: "Data mining"}

@@ -14,6 +14,7 @@ from ..errors import SpecError, warn
 from .base import Model, field, ps
 from .buffer import SwitchBuffer
 from .packets import Packets
+from .profiles import PROFILES, apply_profile, get_profile, rename_note
 from .schemes import SCHEMES, Scheme, TcpScheme
 from .topology import TOPOLOGIES, LeafSpineTopology, Routing, Topology
 from .workload import RunOptions, Workload
@@ -42,6 +43,9 @@ class Spec(Model):
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     name: str = field("experiment", "a label for the run; overridden runs append their overrides")
+    profile: Optional[str] = field(
+        None, "run the fabric and the scheme as one paper's scripts did, beneath the spec's own fields: \"pfabric\", "
+        "\"pias\", \"bfc\", or a profile file (NAME.toml); `dcsim list profiles` says what each sets")
     seed: int = field(1, "seed of every random stream (arrivals, sizes, endpoints, paths)", ge=0, lt=2**63)
     topology: Topology = Field(default_factory=LeafSpineTopology, description="the network")
     routing: Routing = Field(default_factory=Routing, description="load balancing over equal-cost paths")
@@ -58,8 +62,10 @@ class Spec(Model):
     def _default_kinds(cls, data: Any) -> Any:
         """A scheme or topology section that does not name its kind is the
         default one's (`--set scheme.min_rto_us=300` on a spec with no
-        [scheme] changes TCP's)."""
+        [scheme] changes TCP's). A profile's fields go beneath the spec's
+        first (`profiles.apply_profile`)."""
         if isinstance(data, dict):
+            data = apply_profile(data)
             for section, (key, default) in DISCRIMINATORS.items():
                 if isinstance(data.get(section), dict) and key not in data[section]:
                     data = {**data, section: {key: default, **data[section]}}
@@ -115,6 +121,10 @@ class Spec(Model):
             dropped = sorted(f"{section}.{f}" for f in fields if f != key and f"{section}.{f}" not in dotted
                              and getattr(old, f) != fields[f].get_default(call_default_factory=True)
                              and not (section == "scheme" and f in self.packets.fields()))
+            if self.profile is not None and section == "scheme":
+                # what the profile sets for the new scheme comes back
+                again = get_profile(self.profile).entry(new).get("scheme", {})
+                dropped = [f for f in dropped if f.partition(".")[2] not in again]
             if new != getattr(old, key) and dropped:
                 said.append(f"{section}.{key} = {new!r} replaces {getattr(old, key)!r}: dropped "
                             f"{', '.join(dropped)} (the new {section} starts from its defaults)")
@@ -318,6 +328,15 @@ def apply_overrides(data: dict, overrides: dict[str, Any], notes: Optional[list[
     return data
 
 
+def _profile_beside(data: dict, path: Path) -> None:
+    """A profile file named relative to the spec file is taken from the
+    spec's folder (as CDF and trace files are)."""
+    ref = data.get("profile")
+    if isinstance(ref, str) and ref not in PROFILES and not Path(ref).is_absolute() \
+            and (path.resolve().parent / ref).is_file():
+        data["profile"] = str(path.resolve().parent / ref)
+
+
 def derived_name(name: str, overrides: dict[str, Any]) -> str:
     """The name of an overridden run: the spec's, then what was changed."""
     return f"{name} ({', '.join(f'{k}={v}' for k, v in overrides.items())})"
@@ -347,10 +366,14 @@ def load_spec(path: str | Path, overrides: Optional[dict[str, Any]] = None,
 
     path = Path(path)
     data = read_toml(path)
+    _profile_beside(data, path)
     if "grid" in data:
         raise SpecError(f"{path} is a sweep file (it has a [grid]); run it with: dcsim sweep {path} --out DIR")
     overrides = overrides or {}
     data = apply_overrides(data, overrides, notes)
+    renamed = rename_note(data)
+    if renamed and notes is not None:
+        notes.append(renamed)
     if overrides and "name" not in overrides:
         data["name"] = derived_name(data.get("name", Spec.model_fields["name"].default), overrides)
     spec = spec_from_dict(data)

@@ -4,6 +4,7 @@ switch buffers, `BySizeFigure`), and its statistics' building blocks."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import textwrap
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
+from ...spec.profiles import BFC as BFC_PROFILE, merge_sections
 from ..core import register
 
 if TYPE_CHECKING:
@@ -177,23 +179,19 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     return figure
 
 
-#: BFC §6.2.1's set-up: the 128-host Clos (8 ToRs x 16 hosts, 8 spines,
-#: 100 Gb/s, 1 us links), per-flow ECMP, lognormal arrivals (sigma = 2),
-#: the load on the ToR-spine links, every switch's buffer sampled each us.
-BFC_BASE = {
-    "topology": {"kind": "leaf_spine", "leaves": 8, "spines": 8, "hosts_per_leaf": 16, "host_rate_gbps": 100.0,
-                 "spine_rate_gbps": 100.0, "host_link_delay_us": 1.0, "spine_link_delay_us": 1.0},
-    "routing": {"load_balancing": "ecmp"},
-    "workload": {"load": 0.6, "load_basis": "core", "arrivals": "lognormal", "arrival_sigma": 2.0},
-    "run": {"sample_us": 1.0, "sample_queues": "none"},
-}
-#: Ideal-FQ counts the RDMA schemes' packets (1000 B payloads, 48 B
-#: headers), so the arrival rate that makes the load, and the flows, are
-#: theirs.
-BFC_VARIANTS = {"bfc": {"scheme.name": "bfc"}, "hpcc": {"scheme.name": "hpcc"}, "dcqcn": {"scheme.name": "dcqcn"},
-                "dctcp": {"scheme.name": "dctcp_rdma"}, "expresspass": {"scheme.name": "expresspass"},
-                "ideal_fq": {"scheme.name": "ideal_fq", "scheme.mss_bytes": 1000, "scheme.header_bytes": 48},
-                "ideal_fq_packet": {"scheme.name": "ideal_fq_packet"}}
+#: BFC §6.2.1's set-up: the `bfc` profile (spec/profiles.py: the
+#: 128-host Clos of 8 ToRs x 16 hosts and 8 spines, 100 Gb/s, 1 us links,
+#: per-flow ECMP, lognormal arrivals with sigma = 2, the load on the
+#: ToR-spine links), which a spec can name (`profile = "bfc"`) to run its
+#: own workload the same way; here at 60% load, every switch's buffer
+#: sampled each us.
+BFC_BASE = merge_sections(copy.deepcopy(BFC_PROFILE.base), {"workload": {"load": 0.6},
+                                                            "run": {"sample_us": 1.0, "sample_queues": "none"}})
+#: Its DCTCP is the HPCC simulator's (`dctcp_rdma`); Ideal-FQ counts the
+#: RDMA schemes' packets (1000 B payloads, 48 B headers), so the arrival
+#: rate that makes the load, and the flows, are theirs.
+BFC_VARIANTS = {name: BFC_PROFILE.variant(name)
+                for name in ("bfc", "hpcc", "dcqcn", "dctcp", "expresspass", "ideal_fq", "ideal_fq_packet")}
 BFC_LABELS = {"bfc": "BFC", "hpcc": "HPCC", "dcqcn": "DCQCN", "dctcp": "DCTCP", "expresspass": "ExpressPass",
               "ideal_fq": "Ideal-FQ (flow level)", "ideal_fq_packet": "Ideal-FQ (packet level)"}
 BY_SIZE_NOTES = ("Schemes as docs/schemes.md describes them (the HPCC simulator's DCQCN and DCTCP, its HPCC with "

@@ -29,6 +29,7 @@ class BfcScheme(RdmaFamily):
     window. Shared 12 MB buffers without PFC; a packet is dropped only when
     the buffer is full, and go-back-N (with the safety timeout) recovers."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["bfc"] = field("bfc", "the scheme")
     scheduling: Literal["fair", "srf"] = field(
         "fair", "fair: deficit round robin among the queues (BFC); srf: BFC-SRF, each data packet carries what is "

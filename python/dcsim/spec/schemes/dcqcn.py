@@ -2,7 +2,7 @@
 HPCC simulator runs it (`--cc dcqcn`), with the BFC paper's marking
 thresholds (§6.2.1)."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field, ps
 from .rdma import HPCC_SIM, RdmaFamily
@@ -62,6 +62,7 @@ class DcqcnScheme(DcqcnMarking):
     Table 1 runs a BFC co-author's configuration of it (`BFC_CONFIG_DCQCN`
     in figures/bfc/table1.py, docs/schemes.md)."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["dcqcn"] = field("dcqcn", "the scheme")
     pmax: float = field(0.2, "marking probability at Kmax", source=HPCC_SIM, gt=0, le=1)
     g: float = field(1 / 256, "gain of alpha's average", source=HPCC_SIM, gt=0, le=1)

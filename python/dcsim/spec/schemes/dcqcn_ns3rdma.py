@@ -3,7 +3,7 @@ authors that the BFC paper names for its DCQCN runs (§6.2.1, ref. [5]),
 with its shipped configuration (`mix/config.txt`) and the BFC paper's
 marking thresholds."""
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field, ps
 from .dcqcn import DcqcnMarking
@@ -28,6 +28,7 @@ class DcqcnNs3rdmaScheme(DcqcnMarking):
     by HAI (times the steps past F) once both have, on a halved timer.
     Alpha decays every `alpha_interval_us`. No window."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["dcqcn_ns3rdma"] = field("dcqcn_ns3rdma", "the scheme")
     pmax: float = field(1.0, "marking probability at Kmax (the shipped PMAX; BFC gives Kmin and Kmax only)",
                         source=NS3_RDMA, gt=0, le=1)

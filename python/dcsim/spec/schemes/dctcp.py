@@ -1,7 +1,7 @@
 """`dctcp`: DCTCP (Alizadeh et al., SIGCOMM 2010) as the pFabric paper ran
 it (Table 1)."""
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field
 from .tcp import SCRIPTS, TABLE1, RtoTimers, TcpFamily
@@ -18,6 +18,7 @@ class DctcpScheme(RtoTimers, TcpFamily):
     225 KB buffers, K = 22.5 KB, initial window 12, minRTO 200 us (its
     ns-2 scripts: 150 x 1460 B and 15 x 1460 B)."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["dctcp"] = field("dctcp", "the scheme")
     queue_bytes: int = field(219_000, "drop-tail limit of every switch port, bytes (150 x 1460; the paper's "
                                       "Table 1 says 225 KB)", source=SCRIPTS, gt=0)

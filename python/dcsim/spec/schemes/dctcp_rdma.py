@@ -3,7 +3,7 @@ HPCC simulator's rate-based DCTCP (`--cc dctcp`) on RDMA NICs, over
 shared-buffer switches with PFC, marking at the DCQCN thresholds; with an
 optional slow start (App. A.6, Fig. 23)."""
 
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field
@@ -29,6 +29,7 @@ class DctcpRdmaScheme(RdmaFamily):
     mark (DCTCP + SS of App. A.6; the simulator has none: our choice, in
     docs/schemes.md). ACKs ride with the data."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["dctcp_rdma"] = field("dctcp_rdma", "the scheme")
     kmin_kb: float = field(100.0, "marking starts above this egress queue, KB (the simulator's step K is 300 KB at "
                                   "100 Gb/s: kmin_kb = kmax_kb = 300, pmax = 1)", source=BFC, ge=0)

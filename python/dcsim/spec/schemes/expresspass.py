@@ -2,7 +2,7 @@
 public ns-2 code runs it, the code BFC NSDI'22 §6.2 compared against
 (`kaist-ina/ns2-xpass`, and the BFC co-author's scripts on it)."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field, ps
@@ -38,6 +38,7 @@ class ExpressPassScheme(SchemeModel):
     as its simulator assumes (BFC §6.2.1). A flow's FCT ends when the
     receiver holds every byte and has the CREDIT_STOP."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["expresspass"] = field("expresspass", "the scheme")
     alpha: float = field(0.5, "first credit rate, as a fraction of the top one (scaled down for flows of fewer "
                               "than 40 packets)", source=BFC, gt=0, le=1)

@@ -32,6 +32,7 @@ class HomaScheme(SchemeModel):
     spraying (`routing.load_balancing = "spray"`); with ECMP it is BFC's
     "Homa ECMP"."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["homa"] = field("homa", "the scheme")
     levels: int = field(32, "priority levels (strict-priority queues at every switch port), unscheduled and "
                             "scheduled together", source=BFC_A2, ge=2, le=255)

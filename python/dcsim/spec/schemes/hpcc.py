@@ -3,7 +3,7 @@
 and telemetry header (§6.3), the rest from a BFC co-author's configuration
 of that simulator where it sets them."""
 
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field, ps
@@ -28,6 +28,7 @@ class HpccScheme(RdmaFamily):
     reaction). Window = W x rate / line rate, W = T x line rate, T the
     network's longest base RTT. ACKs ride with the data."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["hpcc"] = field("hpcc", "the scheme")
     eta: float = field(0.95, "target utilization", source=BFC, gt=0, le=1)
     max_stage: int = field(5, "additive increase steps before a multiplicative one (maxStage; the simulator's "

@@ -1,6 +1,6 @@
 """`ideal`: pFabric's Ideal scheduler (§3, Algorithm 1), flow level."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field
 from .scheme import SchemeModel
@@ -44,6 +44,7 @@ class IdealScheme(FlowLevelScheme):
     store-and-forward, and the last ACK's way back with run.fct_at =
     "sender"), so a flow alone has slowdown 1."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["ideal"] = field("ideal", "the scheme")
 
     engine_model: ClassVar[str] = "ideal"

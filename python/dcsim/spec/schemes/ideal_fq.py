@@ -1,6 +1,6 @@
 """`ideal_fq`: ideal fair sharing, the BFC paper's "Ideal-FQ", flow level."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field
@@ -21,6 +21,7 @@ class IdealFqScheme(FlowLevelScheme):
     flows and same ideal FCT as the packet-level schemes, so a flow alone
     has slowdown 1."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["ideal_fq"] = field("ideal_fq", "the scheme")
 
     engine_model: ClassVar[str] = "ideal_fq"

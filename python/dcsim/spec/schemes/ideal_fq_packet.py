@@ -25,6 +25,7 @@ class IdealFqPacketScheme(RdmaFamily):
     what fair queueing would need (the paper: "can grow to an unfeasible
     level"). `ideal_fq` is the same ideal at flow level, with no packets."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "BFC"
     name: Literal["ideal_fq_packet"] = field("ideal_fq_packet", "the scheme")
     quantum_bytes: int = field(1048, "deficit round robin quantum (one full packet: fair queueing by packets)",
                                ge=1)

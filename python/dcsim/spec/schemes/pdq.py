@@ -1,7 +1,7 @@
 """`pdq`: PDQ, Preemptive Distributed Quick flow scheduling (Hong, Caesar,
 Godfrey, SIGCOMM 2012), as the pFabric paper ran it (§5.1, Table 1)."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ...errors import SpecError
 from ..base import field
@@ -33,6 +33,7 @@ class PdqScheme(SchemeModel):
     225 KB, a fixed 200 us timeout (Table 1). Runs on symmetric ECMP: a
     flow's ACKs must cross its data's links."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["pdq"] = field("pdq", "the scheme")
     queue_bytes: int = field(225_000, "drop-tail buffer of every switch port and NIC, bytes", source=TABLE1, gt=0)
     rto_us: float = field(200, "the fixed retransmission timeout, us", source=TABLE1, gt=0)

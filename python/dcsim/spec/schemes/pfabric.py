@@ -1,7 +1,7 @@
 """`pfabric`: pFabric (Alizadeh et al., SIGCOMM 2013): priority scheduling
 and dropping in tiny switch buffers, and minimal rate control at the hosts."""
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from ..base import field
 from .tcp import SCRIPTS, TABLE1, TcpFamily
@@ -22,6 +22,7 @@ class PFabricScheme(TcpFamily):
     probe mode after 5 timeouts in a row. Table 1: qSize 36 KB, initCwnd 12
     packets, RTO 45 us."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["pfabric"] = field("pfabric", "the scheme")
     queue_bytes: int = field(36_000, "buffer of every switch port and NIC, bytes (24 x 1500: two BDPs)",
                              source=TABLE1, gt=0)

@@ -26,6 +26,7 @@ class PiasScheme(TcpFamily):
     no backoff, probe mode after 5 timeouts in a row, one persistent
     connection per host pair, window 70 at every flow start."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "PIAS"
     name: Literal["pias"] = field("pias", "the scheme")
     queues: int = field(8, "strict-priority queues per port (K)", source=PIAS, ge=1, le=32)
     thresholds: Annotated[Union[list[int], Literal["paper", "pias", "equal_split"]], EITHER_SPELLING] = field(

@@ -2,7 +2,7 @@
 switches: a few strict-priority queues, flows assigned by their size."""
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import BeforeValidator, Field
 
@@ -119,6 +119,7 @@ class PrioQueuesScheme(TcpFamily):
     served), flows assigned to a queue by their size against K-1
     thresholds, TCP or DCTCP at the hosts."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["prio_queues"] = field("prio_queues", "the scheme")
     queues: Union[Annotated[int, Field(ge=1, le=32)], Literal["unlimited"]] = field(
         4, "strict-priority queues per port (K): 2, 4 or 8 in Fig. 23; 'unlimited': one per priority value (pFabric's "

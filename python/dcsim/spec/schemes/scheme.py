@@ -7,7 +7,7 @@ listed once in `schemes/__init__.py`. Nothing else in dcsim asks a
 scheme's name."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Optional
 
 from ..base import Model
 
@@ -42,6 +42,10 @@ class SchemeModel(Model):
     #: result depends on the file's contents (`input_files`), and a spec
     #: file's relative path is taken from the spec's folder (`with_base`).
     file_fields: ClassVar[tuple[str, ...]] = ()
+    #: The paper whose set-up its defaults come from ("pFabric", "PIAS",
+    #: "BFC"): schemes run side by side with defaults from different
+    #: papers get a note (`profiles.mixed_defaults`).
+    DEFAULTS_FROM: ClassVar[Optional[str]] = None
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         """The engine's transport (config.rs `TransportConfig`) and ports

@@ -2,7 +2,7 @@
 `pfabric` share with it (their hosts run the same TCP machinery with other
 window laws and timers)."""
 
-from typing import TYPE_CHECKING, Literal, Optional, Union
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional, Union
 
 from pydantic import model_validator
 
@@ -154,6 +154,7 @@ class TcpScheme(RtoTimers, TcpFamily):
     buffers, window growth and timeouts as ns-2's). With `ecn` and
     `ecn_threshold_bytes` it is TCP with RFC 3168 ECN."""
 
+    DEFAULTS_FROM: ClassVar[Optional[str]] = "pFabric"
     name: Literal["tcp"] = field("tcp", "the scheme")
     queue_bytes: int = field(219_000, "drop-tail limit of every switch port, bytes (150 x 1460; the paper's "
                                       "Table 1 says 225 KB)", source=SCRIPTS, gt=0)
