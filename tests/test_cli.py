@@ -86,10 +86,11 @@ def test_version():
 def test_list_names_everything():
     r = dcsim_cli("list")
     assert r.returncode == 0
-    for name in ("leaf_spine", "fat_tree", "star", "oversubscribed_leaf_spine", "tcp", "web_search", "data_mining"):
+    for name in ("leaf_spine", "fat_tree", "star", "oversubscribed_leaf_spine", "tcp", "web_search", "data_mining",
+                 "pfabric", "pias", "bfc"):
         assert name in r.stdout
     r = dcsim_cli("list", "gizmos")
-    assert r.returncode == 2 and "allowed: topologies, schemes, workloads" in r.stderr
+    assert r.returncode == 2 and "allowed: topologies, schemes, profiles, workloads" in r.stderr
 
 
 def test_list_one_item():

@@ -1,4 +1,4 @@
-"""Paper profiles (spec/profiles.py): a spec that names one runs as the
+"""Paper profiles (dcsim/profiles.py): a spec that names one runs as the
 paper's figures run the same scheme, its own fields win, and what it sets
 is listed."""
 
@@ -14,7 +14,7 @@ from dcsim.errors import DcsimWarning, SpecError
 from dcsim.figures.core import get
 from dcsim.spec import load_spec, spec_from_dict
 from dcsim.spec.experiment import engine_config_json
-from dcsim.spec.profiles import PROFILES, mixed_defaults
+from dcsim.profiles import PROFILES, mixed_defaults
 
 #: (profile, figure, series of the figure -> the scheme a user names)
 FIGURES = [

@@ -110,7 +110,7 @@ def run(
     notes: list[str] = []
     try:
         s = load_spec(spec, overrides, notes)
-        from .spec.profiles import fabric_note
+        from .profiles import fabric_note
 
         for n in [*notes, fabric_note(s)]:
             if n:

@@ -248,7 +248,7 @@ def notes(runs: list[Run]) -> list[str]:
     """What the reader of a comparison should know that is not a
     difference of set-up: schemes whose defaults come from different
     papers (`profiles.mixed_defaults`)."""
-    from .spec.profiles import mixed_defaults
+    from .profiles import mixed_defaults
 
     mixed = mixed_defaults([r.summary.get("spec", {}) for r in runs])
     return [mixed] if mixed else []

@@ -341,7 +341,7 @@ def run_sweep(
                 if w not in said:
                     said.add(w)
                     warn(f"{p.label()}: {w}")
-        from .spec.profiles import mixed_defaults
+        from .profiles import mixed_defaults
 
         mixed = mixed_defaults([{"profile": p.spec.profile, "scheme": {"name": p.spec.scheme.name}} for p in points])
         if mixed:

@@ -158,7 +158,7 @@ def markdown() -> str:
 
 def _profiles() -> list[str]:
     """The profiles section: how they work, then what each sets."""
-    from .spec import profiles
+    from . import profiles
 
     text = (profiles.__doc__ or "").split("\n\n")
     out = ["## Profiles", "", *(" ".join(p.split()) + "\n" for p in text[1:])]
@@ -197,7 +197,7 @@ def catalog() -> dict:
                             for f, i in fields(m) if f != key]}
                 for tag, m in models.items()]
 
-    from .spec.profiles import PROFILES, describe
+    from .profiles import PROFILES, describe
 
     profiles = [{"name": p.name, "doc": f"{p.title} [{p.source}]", "lines": describe(p)[2:]}
                 for p in PROFILES.values()]

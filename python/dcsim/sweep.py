@@ -32,7 +32,7 @@ from typing import Any, Optional
 from . import __version__
 from .errors import SpecError
 from .spec import DISCRIMINATORS, Spec, apply_overrides, read_toml, spec_from_dict
-from .spec.profiles import PROFILES
+from .profiles import PROFILES
 from .spec.experiment import check, did_you_mean
 from .workloads import SHIPPED
 

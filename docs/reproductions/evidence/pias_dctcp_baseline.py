@@ -26,7 +26,7 @@ import dataclasses
 from dcsim.figures.core import get
 from dcsim.results import load_points
 from dcsim.runner import run_sweep
-from dcsim.spec.profiles import PIAS
+from dcsim.profiles import PIAS
 
 from dcsim.spec import spec_from_dict
 

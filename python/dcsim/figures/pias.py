@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from ..spec.profiles import PIAS as PIAS_PROFILE
+from ..profiles import PIAS as PIAS_PROFILE
 from .core import Figure, Mode, Panel, PaperBound, register
 
 #: The scripts' result parser: short flows below 100 KiB, large above
@@ -20,7 +20,7 @@ SHORT_P99 = Panel("small_p99", "(0, 100KB]: 99th percentile", SHORT, "p99", MS, 
 LARGE_MEAN = Panel("large_mean", "(10MB, inf): average", LARGE, "mean", MS, column="fct_ms")
 
 #: §V-A's set-up and every scheme as the scripts run them: the `pias`
-#: profile (spec/profiles.py), which a spec can name (`profile = "pias"`)
+#: profile (dcsim/profiles.py), which a spec can name (`profile = "pias"`)
 #: to run its own workload the same way. The fabric: the 144-host
 #: leaf-spine with 20 us of host delay on each host link (base RTT 84.7
 #: us; the paper: 85.2 us), per-packet round-robin spraying, sizes in whole

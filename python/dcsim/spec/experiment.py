@@ -14,7 +14,7 @@ from ..errors import SpecError, warn
 from .base import Model, field, ps
 from .buffer import SwitchBuffer
 from .packets import Packets
-from .profiles import PROFILES, apply_profile, get_profile, rename_note
+from ..profiles import PROFILES, apply_profile, get_profile, rename_note
 from .schemes import SCHEMES, Scheme, TcpScheme
 from .topology import TOPOLOGIES, LeafSpineTopology, Routing, Topology
 from .workload import RunOptions, Workload

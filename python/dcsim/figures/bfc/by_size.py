@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ...spec.profiles import BFC as BFC_PROFILE, merge_sections
+from ...profiles import BFC as BFC_PROFILE, merge_sections
 from ..core import register
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ def draw_by_size(t, runs: dict, fig: BySizeFigure):
     return figure
 
 
-#: BFC §6.2.1's set-up: the `bfc` profile (spec/profiles.py: the
+#: BFC §6.2.1's set-up: the `bfc` profile (dcsim/profiles.py: the
 #: 128-host Clos of 8 ToRs x 16 hosts and 8 spines, 100 Gb/s, 1 us links,
 #: per-flow ECMP, lognormal arrivals with sigma = 2, the load on the
 #: ToR-spine links), which a spec can name (`profile = "bfc"`) to run its

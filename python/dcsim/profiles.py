@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ..errors import SpecError
+from .errors import SpecError
 
 #: The sections a profile may set (its own and its schemes' entries).
 PROFILE_SECTIONS = ("topology", "routing", "scheme", "buffer", "workload", "run", "packets")
@@ -231,10 +231,10 @@ def get_profile(ref: str) -> Profile:
         return PROFILES[ref]
     path = Path(ref)
     if path.suffix == ".toml" or path.is_file():
-        from .experiment import read_toml
+        from .spec.experiment import read_toml
 
         return profile_from_dict(read_toml(path, "profile"), str(ref))
-    from .experiment import did_you_mean
+    from .spec.experiment import did_you_mean
 
     raise SpecError(f"profile = {ref!r}: no such profile{did_you_mean(ref, PROFILES)} "
                     f"(shipped: {', '.join(PROFILES)}; or a profile file, NAME.toml)")
@@ -290,7 +290,7 @@ def describe(profile: Profile) -> list[str]:
 def defaults_source(scheme_name: str) -> Optional[str]:
     """The paper a scheme's own defaults come from (the scheme model's
     `DEFAULTS_FROM`), for the note on schemes compared side by side."""
-    from .schemes import SCHEMES
+    from .spec.schemes import SCHEMES
 
     model = SCHEMES.get(scheme_name)
     return getattr(model, "DEFAULTS_FROM", None) if model is not None else None
