@@ -77,6 +77,14 @@ def test_a_profiled_spec_round_trips_and_changes_scheme_under_its_profile():
                                               "scheme.thresholds (the new scheme starts from its defaults)"]
 
 
+def test_a_spec_object_does_not_change_profile_in_place():
+    s = spec_from_dict({"workload": {"flows": 10}})
+    with pytest.raises(SpecError, match="with_overrides cannot change a spec's profile"):
+        s.with_overrides(profile="pias")
+    # from its fields, or on the file's dict, it does
+    assert spec_from_dict({"workload": {"flows": 10}, "profile": "pias"}).topology.host_link_delay_us == 20.2
+
+
 def test_a_profile_file_of_your_own(tmp_path):
     (tmp_path / "lab.toml").write_text(
         'title = "our testbed"\n[topology]\nkind = "star"\nhosts = 8\n[routing]\nload_balancing = "ecmp"\n'

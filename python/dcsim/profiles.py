@@ -14,7 +14,10 @@ profile runs as `pias` with `queues = 1`).
 
 A profile lies beneath the spec: every field the spec (or `--set`, or a
 sweep's grid) sets wins. A section whose kind the spec changes (another
-`topology.kind`) starts from that kind's defaults, as anywhere else. The
+`topology.kind`) starts from that kind's defaults, as anywhere else. A
+profile is applied when a spec is read (a file, `--set profile=...`, a
+sweep's grid, a dict), not to a `Spec` object, whose fields already hold
+the old profile's (`with_overrides` refuses to change it). The
 paper's figures run on these same profiles (`dcsim.figures`), so a spec
 with a profile runs exactly as the figure's point on the same workload
 (tests/test_profiles.py).

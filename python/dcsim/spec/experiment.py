@@ -105,6 +105,12 @@ class Spec(Model):
             else:
                 flat[k] = v
         dotted = flat
+        if "profile" in dotted and dotted["profile"] != self.profile:
+            # the copy holds every field the old profile set as its own,
+            # which would bury the new profile's
+            raise SpecError("with_overrides cannot change a spec's profile: build the spec again from its own "
+                            "fields with the profile (spec_from_dict({..., \"profile\": ...}), or --set profile=... "
+                            "on the spec file)")
         data = apply_overrides(self.model_dump(mode="json"), dotted)
         for k in self.packets.fields():
             # the scheme holds packets.* as its own: a new packets.* (or
