@@ -325,6 +325,27 @@ def test_bench_targets_judge_each_issues_point(tmp_path, capsys):
     assert e.value.code == 2 and "no such directory" in capsys.readouterr().err
 
 
+def test_bench_configs_write_the_pages_configurations(tmp_path):
+    # docs/performance.md's CONFIGS/NAME.json: each name, its spec
+    import json as _json
+
+    from dcsim.bench import scenario
+    from dcsim.bench_configs import main as write, spec_of
+    from dcsim.spec import engine_config_json
+
+    assert write([str(tmp_path), "pf1500", "tcp20k", "bfc1k5", "pf1500_nosp", "s10k"]) == 0
+    assert (tmp_path / "pf1500.json").read_text() == engine_config_json(scenario(1500, scheme="pfabric"))
+    assert (tmp_path / "tcp20k.json").read_text() == engine_config_json(scenario(20_000))
+    bfc = spec_of("bfc1k5")
+    assert (bfc.scheme.name, bfc.workload.flows, bfc.workload.incasts.senders) == ("bfc", 1500, 100)
+    assert spec_of("dctcppf1500") == spec_of("dctcp1500")
+    assert spec_of("dctcp1500").scheme.connections_per_pair == 8
+    assert _json.loads((tmp_path / "pf1500_nosp.json").read_text())["routing"] != \
+        _json.loads((tmp_path / "pf1500.json").read_text())["routing"]
+    assert spec_of("s10k").topology.leaves == 384
+    assert write([str(tmp_path), "pf1500_zz"]) == 2 and write([str(tmp_path), "nothing"]) == 2
+
+
 def test_bench_scale_measures_points_and_judges_the_targets(tmp_path, capsys):
     from dcsim import bench_scale as bs
 
