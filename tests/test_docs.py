@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUTSIDE = re.compile(r"(?<![\w.])(/work/|/tmp/|/home/|~/)")
 #: mentions left to replace by an evidence script or to reword as
 #: unverified (docs/reproductions/evidence/README.md)
-STILL = {"docs/reproductions/bfc.md": 20, "docs/reproductions/pias.md": 15, "docs/reproductions/pfabric.md": 3,
+STILL = {"docs/reproductions/bfc.md": 20, "docs/reproductions/pias.md": 14, "docs/reproductions/pfabric.md": 2,
          "docs/reproductions.md": 1}
 
 
