@@ -10,8 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUTSIDE = re.compile(r"(?<![\w.])(/work/|/tmp/|/home/|~/)")
 #: mentions left to replace by an evidence script or to reword as
 #: unverified (docs/reproductions/evidence/README.md)
-STILL = {"docs/reproductions/bfc.md": 20, "docs/reproductions/pias.md": 14, "docs/reproductions/pfabric.md": 2,
-         "docs/reproductions.md": 1}
+STILL = {"docs/reproductions/bfc.md": 19, "docs/reproductions/pias.md": 13, "docs/reproductions/pfabric.md": 1}
 
 
 def test_no_page_names_more_paths_outside_the_repository():
