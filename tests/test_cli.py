@@ -590,3 +590,29 @@ def test_spec_models_keep_their_annotations_evaluated():
     lazy = [str(p.relative_to(spec_dir)) for p in sorted(spec_dir.rglob("*.py"))
             if "from __future__ import annotations" in p.read_text()]
     assert lazy == []
+
+
+def test_a_run_written_without_pandas_reads_back_as_the_dataframe_run(tmp_path):
+    # `dcsim run` (run_to_dir) keeps its tables as numpy columns and writes
+    # them through pyarrow's buffers; `dcsim.run_all` returns DataFrames.
+    # Same spec, same tables and statistics: a stopped run (NaN for the
+    # unfinished flows, stored as null), with incasts (their own column)
+    # and samples.
+    import pyarrow.parquet as pq
+
+    from dcsim.metrics import summarize
+    from dcsim.simulate import run_to_dir
+
+    spec = {"workload": {"flows": 400, "incasts": {"senders": 6, "total_bytes": 600_000, "load_share": 0.1}},
+            "run": {"stop_time_s": 0.004, "sample_us": 50.0}}
+    mem = dcsim.run_all(spec)
+    summary = run_to_dir(spec, tmp_path / "o", quiet=True, warn_unfinished=False)
+    flows = pd.read_parquet(tmp_path / "o" / "flows.parquet")
+    assert mem.flows.slowdown.isna().sum() > 0 and "incast" in flows
+    pd.testing.assert_frame_equal(flows, mem.flows)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "queues.parquet"), mem.queues)
+    assert pq.read_table(tmp_path / "o" / "flows.parquet").column("slowdown").null_count == \
+        int(mem.flows.slowdown.isna().sum())
+    assert summary["stats"] == mem.summary["stats"]
+    # and the summary of the DataFrame is the summary of the columns
+    assert summarize(flows, summary) == summary["stats"]

@@ -105,6 +105,18 @@ def test_a_profile_file_of_your_own(tmp_path):
         spec_from_dict({"profile": str(tmp_path / "missing.toml")})
 
 
+def test_the_fabric_note_is_for_the_default_fabric_only():
+    from dcsim.profiles import fabric_note
+
+    assert "pias takes its defaults from PIAS" in fabric_note(spec_from_dict({"scheme": {"name": "pias"}}))
+    assert fabric_note(spec_from_dict({"scheme": {"name": "pias"}, "topology": {"kind": "star"}})) is None
+    assert fabric_note(spec_from_dict({"scheme": {"name": "pias"}, "profile": "pias"})) is None
+    # LAS and L2DCT run on pfabric's and dctcp's switches and timers by default
+    assert fabric_note(spec_from_dict({"scheme": {"name": "las"}})) is None
+    assert fabric_note(spec_from_dict({"scheme": {"name": "l2dct"}})) is None
+    assert "hpcc takes its defaults from BFC" in fabric_note(spec_from_dict({"scheme": {"name": "hpcc"}}))
+
+
 def test_mixed_defaults_are_noted_only_without_a_profile():
     def spec(name, profile=None):
         return {"profile": profile, "scheme": {"name": name}}
@@ -114,6 +126,7 @@ def test_mixed_defaults_are_noted_only_without_a_profile():
     assert mixed_defaults([spec("dctcp"), spec("tcp"), spec("pfabric")]) is None  # all pFabric's
     assert mixed_defaults([spec("dctcp", "pias"), spec("pias", "pias")]) is None
     assert mixed_defaults([spec("bfc"), spec("hpcc")]) is None
+    assert mixed_defaults([spec("dctcp"), spec("l2dct"), spec("las")]) is None
 
 
 def test_compare_notes_mixed_defaults_and_run_notes_the_profile(tmp_path):

@@ -320,12 +320,12 @@ def mixed_defaults(specs: list[dict]) -> Optional[str]:
 
 
 def fabric_note(spec) -> Optional[str]:
-    """A note for a run without a profile whose scheme's defaults come from
-    another paper than the default fabric (pFabric's §5.1): the two were
-    not run together by any paper's scripts."""
+    """A note for a run without a profile, on the default fabric
+    (pFabric's §5.1), whose scheme's defaults come from another paper:
+    the two were not run together by any paper's scripts."""
     paper = type(spec.scheme).DEFAULTS_FROM
-    if spec.profile is not None or paper in (None, "pFabric"):
-        return None
+    if spec.profile is not None or paper in (None, "pFabric") or "topology" in spec.model_fields_set:
+        return None  # (a fabric of the spec's own: its choice)
     return (f"{spec.scheme.name} takes its defaults from {paper}, the fabric and the workload's drawing from "
             f"pFabric's §5.1 (the spec's defaults): profile = \"{paper.lower()}\" runs both as {paper}'s "
             "scripts did (dcsim list profiles)")

@@ -256,8 +256,10 @@ class _Stats:
         return batch
 
     def table(self) -> Columns:
-        parts = self.parts or [_no_flows(self.label)]
-        return _concat([{c: p[c] for c in self.columns} for p in parts])
+        if not self.parts:
+            empty = _no_flows(self.label)
+            return {c: empty[c] for c in self.columns}
+        return _concat(self.parts)
 
 
 def _summary(spec: Spec, sim: Sim, wall: float, flows: Columns | pd.DataFrame,

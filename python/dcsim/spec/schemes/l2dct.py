@@ -2,7 +2,7 @@
 weights each flow by the bytes it has sent (least attained service without
 switch support), as the PIAS paper compares it."""
 
-from typing import TYPE_CHECKING, ClassVar, Literal, Optional
+from typing import TYPE_CHECKING, Literal
 
 from ..base import field
 from .dctcp import DctcpScheme
@@ -23,7 +23,6 @@ class L2dctScheme(DctcpScheme):
     ACKs twice (about two packets per window whatever w): the code behind
     the PIAS paper's L2DCT numbers."""
 
-    DEFAULTS_FROM: ClassVar[Optional[str]] = "PIAS"
     name: Literal["l2dct"] = field("l2dct", "the scheme")  # type: ignore[assignment]
     w_min: float = field(0.125, "weight of a flow that has sent size_max or more", source=PIAS_L2DCT, gt=0)
     w_max: float = field(2.5, "weight of a flow that has sent size_min or less", source=PIAS_L2DCT, gt=0)

@@ -1,7 +1,7 @@
 """`las`: least attained service on pFabric's switch (the PIAS paper's LAS
 baseline; pFabric §5.4.3's "BytesSent")."""
 
-from typing import ClassVar, Literal, Optional
+from typing import Literal
 
 from ..base import field
 from .pfabric import PFabricScheme
@@ -14,7 +14,6 @@ class LasScheme(PFabricScheme):
     scripts ran it with pFabric's settings of that paper: 210 KB buffers,
     RTO 250 us, window 70 (its figures set them)."""
 
-    DEFAULTS_FROM: ClassVar[Optional[str]] = "PIAS"
     name: Literal["las"] = field("las", "the scheme")  # type: ignore[assignment]
     priority: Literal["bytes_sent"] = field("bytes_sent", "bytes sent before the packet: least attained service",
                                             source="PIAS §V-A")  # type: ignore[assignment]

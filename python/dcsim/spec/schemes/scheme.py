@@ -42,9 +42,12 @@ class SchemeModel(Model):
     #: result depends on the file's contents (`input_files`), and a spec
     #: file's relative path is taken from the spec's folder (`with_base`).
     file_fields: ClassVar[tuple[str, ...]] = ()
-    #: The paper whose set-up its defaults come from ("pFabric", "PIAS",
-    #: "BFC"): schemes run side by side with defaults from different
-    #: papers get a note (`profiles.mixed_defaults`).
+    #: The paper whose set-up (buffers, marking, timers, packets) its
+    #: defaults come from ("pFabric", "PIAS", "BFC"): schemes run side by
+    #: side with defaults from different papers get a note
+    #: (`profiles.mixed_defaults`). `las` and `l2dct` inherit pFabric's:
+    #: their switches and timers are `pfabric`'s and `dctcp`'s (Table 1),
+    #: only their priority or weights are the PIAS paper's.
     DEFAULTS_FROM: ClassVar[Optional[str]] = None
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
