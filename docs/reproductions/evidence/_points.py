@@ -35,3 +35,33 @@ def bins(flows) -> dict:
     short, large = flows.size_bytes <= SHORT, flows.size_bytes > LARGE
     return {"all": ms.mean(), "short": ms[short].mean(), "medium": ms[~short & ~large].mean(),
             "large": ms[large].mean(), "short_p99": ms[short].quantile(0.99)}
+
+
+#: The PIAS page's size bands of data mining's large flows (bytes): above
+#: 10 MiB and up to 100 MB, and above 100 MB.
+BANDS = ("<=100KB", "100KB-10MB", "10-100MB", ">100MB")
+BAND_100MB = 100_000_000
+
+
+def band_masks(sizes) -> dict:
+    """Boolean masks of `sizes` (an array or Series of bytes) by BANDS."""
+    return {"<=100KB": sizes <= SHORT, "100KB-10MB": (sizes > SHORT) & (sizes <= LARGE),
+            "10-100MB": (sizes > LARGE) & (sizes <= BAND_100MB), ">100MB": sizes > BAND_100MB}
+
+
+def series(variants: dict, text: str) -> tuple[str, dict]:
+    """(name, fields) of a series written VARIANT or NAME=VARIANT:FIELD=VALUE,FIELD=VALUE
+    (fields dotted, as `dcsim run --set` takes them), from a figure's `variants`."""
+    from dcsim.spec import parse_value
+
+    name, _, derived = text.partition("=")
+    base, _, fields = (derived or name).partition(":")
+    if base not in variants:
+        raise SystemExit(f"no series {base} (series: {', '.join(variants)})")
+    changed = {}
+    for kv in filter(None, fields.split(",")):
+        key, eq, value = kv.partition("=")
+        if not eq:
+            raise SystemExit(f"{text}: {kv!r} is not FIELD=VALUE")
+        changed[key] = parse_value(value)
+    return name, {**variants[base], **changed}

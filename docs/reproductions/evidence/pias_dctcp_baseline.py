@@ -15,9 +15,10 @@ Prints, per workload and load, the average FCT (ms) of short flows
 (<= 100 KiB) and overall, and PIAS's change against each DCTCP.
 
 Time at full scale on this project's VM, two jobs: about an hour for web
-search, three for data mining (`--cdf web_search` runs one).
+search, three for data mining (`--cdf web_search` runs one; `--load 0.5`
+one load, about 70 minutes for data mining on one core).
 
-Usage: .venv/bin/python docs/reproductions/evidence/pias_dctcp_baseline.py OUT [--quick] [--cdf NAME] [--jobs N]
+Usage: .venv/bin/python docs/reproductions/evidence/pias_dctcp_baseline.py OUT [--quick] [--cdf NAME] [--load X] [--jobs N]
        (OUT keeps the points: run it again to print without running)"""
 
 import argparse
@@ -46,6 +47,7 @@ ap = argparse.ArgumentParser(description="PIAS against two DCTCP baselines on th
 ap.add_argument("out")
 ap.add_argument("--quick", action="store_true", help="the figure's quick points (2,500 flows)")
 ap.add_argument("--cdf", action="append", help="only this workload (web_search, data_mining); repeatable")
+ap.add_argument("--load", type=float, action="append", help="only this load; repeatable")
 ap.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
 a = ap.parse_args()
 
@@ -54,6 +56,8 @@ sweep = fig.sweep("quick" if a.quick else "full")
 grid = {**sweep.grid, "variant": list(SERIES)}
 if a.cdf:
     grid["workload.cdf"] = [c for c in grid["workload.cdf"] if c in a.cdf]
+if a.load:
+    grid["workload.load"] = [x for x in grid["workload.load"] if x in a.load]
 sweep = dataclasses.replace(sweep, name="pias-dctcp-baseline", grid=grid, variants=SERIES)
 run_sweep(sweep, a.out, jobs=a.jobs, caveats=False)
 
