@@ -886,7 +886,14 @@ def test_a_figures_directory_takes_no_other_figure(tmp_path):
     with pytest.raises(SpecError, match="holds figure pfabric-fig4's results; give pias-fig4 a directory of its own"):
         figures.reproduce("pias-fig4", tmp_path / "f")
     figures.reproduce("pfabric-fig4", tmp_path / "f", mode="full")  # the same figure again: fine
-    assert json.loads((tmp_path / "f" / "figure.json").read_text())["mode"] == "full"
+    info = json.loads((tmp_path / "f" / "figure.json").read_text())
+    assert info["mode"] == "full"
+    # the images say what drew them (issue 51), as figure.json does
+    from PIL import Image
+
+    stamp = Image.open(tmp_path / "f" / "pfabric-fig4.png").info["Source"]
+    assert stamp.startswith("dcsim reproduce pfabric-fig4 --full; dcsim ") and stamp == info["drawn_by"]
+    assert "dcsim reproduce pfabric-fig4 --full" in (tmp_path / "f" / "pfabric-fig4.svg").read_text()
     # a model's figure has no runs to show: show says where its values are
     r = cli("show", tmp_path / "f")
     assert r.returncode == 2 and "holds figure pfabric-fig4, computed from a model" in r.stderr, r.stderr

@@ -370,14 +370,48 @@ def _pct_range(lo: float, hi: float) -> str:
     return f"{'>=' if math.isfinite(lo) else '<='} {pct(lo if math.isfinite(lo) else hi)}"
 
 
-def plot(fig: Figure, table: pd.DataFrame, path: Path) -> list[Path]:
+def plot(fig: Figure, table: pd.DataFrame, path: Path, mode: str) -> list[Path]:
     """Draw the figure (see `draw`) to PNG and SVG beside `path`."""
+    return save_images(draw(fig, table), path, fig.name, mode)
+
+
+def drawn_by(name: str, mode: str) -> str:
+    """What drew a figure's images: the command, and the dcsim version and
+    source commit (issue 51: an image says what drew it)."""
+    from .. import __version__
+
+    return f"dcsim reproduce {name} --{mode}; dcsim {__version__}{_source_commit()}"
+
+
+def _source_commit() -> str:
+    """' at <commit>' (with '+changes' if the tree differs from it) when dcsim
+    runs from a git checkout, else ''."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    if not (root / ".git").exists():
+        return ""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "python", "crates"],
+                               cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if head.returncode:
+        return ""
+    return f" at {head.stdout.strip()}" + ("+changes" if dirty.stdout.strip() else "")
+
+
+def save_images(figure, path: Path, name: str, mode: str) -> list[Path]:
+    """Write `figure` as PNG and SVG beside `path`, each stamped with what
+    drew it (the PNG's Source, the SVG's Description), and close it."""
     import matplotlib.pyplot as plt
 
-    figure = draw(fig, table)
+    stamp = drawn_by(name, mode)
     paths = [path.with_suffix(".png"), path.with_suffix(".svg")]
-    figure.savefig(paths[0], dpi=130)
-    figure.savefig(paths[1])
+    figure.savefig(paths[0], dpi=130, metadata={"Title": name, "Source": stamp})
+    figure.savefig(paths[1], metadata={"Title": name, "Description": stamp})
     plt.close(figure)
     return paths
 
@@ -701,7 +735,7 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
                           reuse=reuse)
     table = compute(fig, out)
     table.to_csv(out / f"{fig.name}.csv", index=False)
-    images = plot(fig, table, out / fig.name)
+    images = plot(fig, table, out / fig.name, mode)
     info = {
         "figure": fig.name,
         "mode": mode,
@@ -712,6 +746,7 @@ def reproduce(name: str, out: str | Path, *, mode: str = "quick", jobs: Optional
         "notes": fig.notes,
         "table": f"{fig.name}.csv",
         "images": [p.name for p in images],
+        "drawn_by": drawn_by(fig.name, mode),
         "panels": [{"key": p.key, "title": p.title, "ylabel": p.ylabel} for p in fig.panels],
         "x": {"field": fig.x, "label": fig.xlabel, "unit": fig.x_unit},
         "paper": compare(fig, table),

@@ -108,15 +108,12 @@ def save(fig, out: Path, mode: str, stats: dict, table, figure, complete: int, f
     """Write a figure of named statistics (one run, or a model): its table,
     its drawing (PNG and SVG) and figure.json with each of the paper's
     statements beside our value."""
-    import matplotlib.pyplot as plt
+    from .core import drawn_by, save_images
 
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / f"{fig.name}.csv", index=False)
     figure.suptitle(fig.title, fontsize=11, wrap=True)
-    images = [out / f"{fig.name}.png", out / f"{fig.name}.svg"]
-    figure.savefig(images[0], dpi=130)
-    figure.savefig(images[1])
-    plt.close(figure)
+    images = save_images(figure, out / fig.name, fig.name, mode)
     paper = [{
         "where": s.where, "facet": "run", "panel": s.stat, "series": s.stat, "claim": s.claim,
         "paper_range": [s.low if math.isfinite(s.low) else None, s.high if math.isfinite(s.high) else None],
@@ -126,7 +123,7 @@ def save(fig, out: Path, mode: str, stats: dict, table, figure, complete: int, f
     info = {
         "figure": fig.name, "mode": mode, "title": fig.title, "source": fig.source,
         "description": fig.description, "notes": fig.notes, "table": f"{fig.name}.csv",
-        "images": [p.name for p in images], "panels": [{"key": k, "title": k} for k in stats],
+        "images": [p.name for p in images], "drawn_by": drawn_by(fig.name, mode), "panels": [{"key": k, "title": k} for k in stats],
         "paper": paper, "complete_points": complete, "failed_points": failed,
     }
     (out / "figure.json").write_text(json.dumps(info, indent=2, default=float) + "\n")
