@@ -2,18 +2,72 @@
 a meaning and, where a paper fixes its default, a source (docs/spec.md is
 generated from them), and the unit conversions into the engine's integers."""
 
-from typing import Any, Optional
+from typing import Any, Optional, Union, get_args, get_origin
 
+import annotated_types
 from pydantic import BaseModel, ConfigDict, Field
 
 GBPS = 1_000_000_000
 PS_PER_US = 1_000_000
 
 
+#: The largest value of a quantity, by the unit its name ends in, where
+#: the field sets no bound of its own: the engine keeps times in u64
+#: picoseconds (1.8e7 s), sizes in u64 bytes and rates in u64 bits per
+#: second, and counts (hosts, flows, packets) in u32, so past these a value
+#: would overflow on its way in or mean nothing. A million seconds, a TB.
+UNIT_LIMITS = (("_us", 1e12), ("_ms", 1e9), ("_s", 1e6), ("_bytes", 2**40), ("_kb", 2**30), ("_mb", 2**20),
+               ("_gbps", 1e5), ("_mbps", 1e8), ("_pkts", 2**31 - 1))
+#: ... and for a count or a factor without a unit
+INT_LIMIT, FLOAT_LIMIT = 2**31 - 1, 1e6
+
+
+def _upper_limit(name: str, info) -> Optional[annotated_types.Le]:
+    """The bound `UNIT_LIMITS` gives a numeric field that has none."""
+    kind = info.annotation
+    if get_origin(kind) is Union:
+        args = [a for a in get_args(kind) if a is not type(None)]
+        kind = args[0] if len(args) == 1 else None
+    if kind not in (int, float) or any(hasattr(m, "le") or hasattr(m, "lt") for m in info.metadata):
+        return None
+    limit = next((v for suffix, v in UNIT_LIMITS if name.endswith(suffix) or name == suffix[1:]),
+                 INT_LIMIT if kind is int else FLOAT_LIMIT)
+    return annotated_types.Le(int(limit) if kind is int else float(limit))
+
+
+#: A positive time in microseconds is at least a nanosecond unless the
+#: field says otherwise: the engine's clock counts picoseconds, so a
+#: smaller timer rounds to nothing or fires billions of times a simulated
+#: second (a run that never ends), and nothing in a datacenter fabric
+#: happens that fast (a 64-byte packet takes 128 ps at 4 Tb/s).
+MIN_POSITIVE_US = 1e-3
+
+
+def _lower_limit(name: str, info) -> Optional[annotated_types.Ge]:
+    """The floor `MIN_POSITIVE_US` gives a positive time field in us."""
+    if not name.endswith("_us"):
+        return None
+    bounds = {k: getattr(m, k) for m in info.metadata for k in ("ge", "gt") if getattr(m, k, None) is not None}
+    if bounds.get("gt") == 0 and "ge" not in bounds:
+        return annotated_types.Ge(MIN_POSITIVE_US)
+    return None
+
+
 class Model(BaseModel):
     # NaN and infinity are never a setting: "should be a finite number",
-    # not a bound's message or a traceback further on
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False)
+    # not a bound's message or a traceback further on. Strict: a TOML file
+    # or a dict gives each value its own type, so `mss_bytes = true` or
+    # `pfc = "yes"` is a mistake to name, not a value to coerce.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False,
+                              strict=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, info in cls.model_fields.items():
+            for limit in (_upper_limit(name, info), _lower_limit(name, info)):
+                if limit is not None:
+                    info.metadata.append(limit)
 
 
 def field(default: Any = ..., doc: str = "", *, source: Optional[str] = None, **constraints: Any) -> Any:

@@ -205,9 +205,20 @@ def _bounds(model, name) -> str:
     if info is None:
         return ""
     signs = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
-    parts = [f"{sign} {getattr(m, attr)}" for m in info.metadata for attr, sign in signs.items()
-             if getattr(m, attr, None) is not None]
-    return ", ".join(parts)
+    found = {attr: getattr(m, attr) for m in info.metadata for attr in signs if getattr(m, attr, None) is not None}
+    # the tighter of two bounds on one side (a field's "> 0" and the floor
+    # every positive time in us has, base.MIN_POSITIVE_US)
+    for strict, loose, tighter in (("gt", "ge", max), ("lt", "le", min)):
+        if strict in found and loose in found:
+            keep = loose if tighter(found[strict], found[loose]) == found[loose] and found[loose] != found[strict] \
+                else strict
+            found.pop(loose if keep == strict else strict)
+    return ", ".join(f"{signs[a]} {_number(found[a])}" for a in signs if a in found)
+
+
+def _number(v) -> str:
+    """A bound as a person writes it: 1e+12, not 1000000000000.0."""
+    return f"{v:g}" if isinstance(v, float) else (f"{v:,}" if abs(v) >= 10**6 else str(v))
 
 
 def _format_error(err: ValidationError) -> str:
@@ -438,11 +449,13 @@ def sampled_tables(spec: Spec) -> list[str]:
 
 def caveats(spec: Spec) -> list[str]:
     """Warnings about a valid spec whose options run but work against the
-    scheme (a scheme's `caveats`), or whose load is more than some links
-    carry (`offered.overloads`): `dcsim run` and `dcsim sweep` print them."""
+    scheme (a scheme's `caveats`), whose load is more than some links
+    carry (`offered.overloads`), or whose size would take hours to run
+    (`cost.cost_caveat`): `dcsim run` and `dcsim sweep` print them."""
+    from ..cost import cost_caveat
     from ..offered import overload_caveats
 
-    out = list(spec.scheme.caveats(spec)) + overload_caveats(spec)
+    out = list(spec.scheme.caveats(spec)) + overload_caveats(spec) + cost_caveat(spec)
     if spec.scheme.engine_model != "packets":
         r = spec.run
         asked = [name for name, on in (("run.sample_us", r.sample_us is not None),
@@ -573,7 +586,33 @@ def engine_config(spec: Spec) -> dict:
             import numpy as np
 
             config["bfc"]["labelled_flows"] = np.flatnonzero(kinds == INCAST).tolist()
+    _check_flow_packets(config["workload"], spec)
     return config
+
+
+#: The engine numbers a flow's packets in 32 bits, with the top values kept
+#: for its probes and handshakes (schemes/tcp/sender.rs: PROBE = 2^31).
+MAX_FLOW_PACKETS = 2**31 - 2
+
+
+def _check_flow_packets(workload: dict, spec: Spec) -> None:
+    """Refuse a workload whose largest flow has more packets than the engine
+    can number, naming the sizes and the packet size (instead of a panic
+    in the middle of the run)."""
+    import math
+
+    if workload["kind"] == "trace":
+        largest = max((f[3] for f in workload["flows"]), default=0)
+    elif workload["kind"] == "incast":
+        largest = workload["bytes_each"]
+    else:
+        q = workload["size_quantum_bytes"]
+        largest = math.ceil(workload["cdf"][-1][0] / q) * q
+    mss = spec.scheme.mss_bytes
+    if math.ceil(largest / mss) > MAX_FLOW_PACKETS:
+        raise SpecError(f"workload: its largest flow, {largest:,.0f} bytes, is {math.ceil(largest / mss):,} packets "
+                        f"of scheme.mss_bytes = {mss}; the engine numbers a flow's packets up to "
+                        f"{MAX_FLOW_PACKETS:,}: use larger packets or smaller flows")
 
 
 def _generated(w, cdf, rate: float, matrix: dict) -> dict:

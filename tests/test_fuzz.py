@@ -1,0 +1,72 @@
+"""No input that crashes, no number that lies (issue 52, part 3): the
+fuzzer's short form, and each class of mistake it found, as a test."""
+
+import pytest
+
+from dcsim import fuzz
+from dcsim.errors import SpecError
+from dcsim.spec import spec_from_dict
+
+
+@pytest.mark.parametrize("section, field, value, named", [
+    ("run", "stop_time_s", 9007199254740992.0, "run.stop_time_s"),      # past u64 picoseconds
+    ("scheme", "min_rto_us", 1e15, "scheme.min_rto_us"),
+    ("workload", "flows", 2**40, "workload.flows"),
+    ("topology", "host_rate_gbps", 1e9, "topology.host_rate_gbps"),
+])
+def test_a_quantity_past_what_the_engine_holds_is_refused_by_name(section, field, value, named):
+    with pytest.raises(SpecError, match=f"^{named}: .*less than or equal"):
+        spec_from_dict({section: {field: value}})
+
+
+@pytest.mark.parametrize("section, field, value", [
+    ("scheme", "mss_bytes", True),        # not 1
+    ("buffer", "pfc", "yes"),             # not True
+    ("workload", "load", "0.5"),          # a string is not a number
+    ("workload", "flows", 12.0),          # nor is a float a count
+])
+def test_values_of_the_wrong_kind_are_refused_not_coerced(section, field, value):
+    with pytest.raises(SpecError, match=f"^{section}.{field}: "):
+        spec_from_dict({section: {field: value}})
+
+
+def test_a_flow_with_more_packets_than_the_engine_numbers_is_refused_before_the_run():
+    from dcsim.spec import engine_config
+
+    spec = spec_from_dict({"topology": {"kind": "star", "hosts": 2}, "scheme": {"mss_bytes": 100},
+                           "workload": {"matrix": "bulk", "src": 1, "dst": 0, "flow_bytes": 2**40, "flows": 1}})
+    with pytest.raises(SpecError, match=r"largest flow, 1,099,511,627,776 bytes, is 10,995,116,278 packets of "
+                                        r"scheme.mss_bytes = 100"):
+        engine_config(spec)
+    ok = spec.with_overrides(**{"workload.flow_bytes": 2**31 * 50})  # 1.07e9 packets of 100 B: fine
+    assert engine_config(ok)["workload"]["flows"][0][3] == 2**31 * 50
+
+
+def test_cases_are_drawn_from_the_seed_alone():
+    a = [fuzz.draw_case(7, i) for i in range(20)]
+    assert a == [fuzz.draw_case(7, i) for i in range(20)]
+    assert a != [fuzz.draw_case(8, i) for i in range(20)]
+    assert any(changed for _, changed in a) and any(not changed for _, changed in a)
+
+
+def test_a_timer_below_a_nanosecond_is_refused_not_run_forever():
+    # 1e-12 us rounds to 0 ps: a timer that fires at once, forever
+    with pytest.raises(SpecError, match=r"^scheme.init_rto_us: .* \(allowed: >= 0.001, <= 1e\+12\)"):
+        spec_from_dict({"scheme": {"init_rto_us": 1e-12}})
+    assert spec_from_dict({"scheme": {"init_rto_us": 0.001}}).scheme.init_rto_us == 0.001
+
+
+def test_a_run_that_would_take_hours_is_warned_about_with_its_estimate():
+    from dcsim.cost import estimate
+    from dcsim.spec.experiment import caveats
+
+    spec = spec_from_dict({"workload": {"flows": 10**7, "cdf": "data_mining"}})
+    c = estimate(spec)
+    # 10^7 flows of data mining's mean (7.47 MB) in 1460-byte packets over 8 hops
+    assert c.bytes == pytest.approx(7.47e13, rel=0.01) and c.packet_hops == pytest.approx(c.bytes / 1460 * 8)
+    [warning] = [w for w in caveats(spec) if "large" in w]
+    assert "38 hours" in warning and "workload.flows" in warning
+    assert not [w for w in caveats(spec_from_dict({})) if "large" in w]  # 10,000 flows: about 30 s
+    # a stop time caps the bytes at what the hosts' links carry in it
+    stopped = spec_from_dict({"workload": {"flows": 10**7, "cdf": "data_mining"}, "run": {"stop_time_s": 0.01}})
+    assert estimate(stopped).bytes == pytest.approx(0.01 * 144 * 10e9 / 8)
