@@ -70,3 +70,13 @@ def test_a_run_that_would_take_hours_is_warned_about_with_its_estimate():
     # a stop time caps the bytes at what the hosts' links carry in it
     stopped = spec_from_dict({"workload": {"flows": 10**7, "cdf": "data_mining"}, "run": {"stop_time_s": 0.01}})
     assert estimate(stopped).bytes == pytest.approx(0.01 * 144 * 10e9 / 8)
+
+
+def test_strictness_is_for_plain_values_only():
+    # TOML gives lists for pairs and strings for table keys: those still convert
+    spec = spec_from_dict({"run": {"report_links": [[0, 144]]}, "buffer": {"size_mb_at": {"150": 1.0}},
+                           "topology": {"host_rate_gbps": 10}})
+    assert spec.run.report_links == [(0, 144)] and spec.buffer.size_mb_at == {150: 1.0}
+    assert spec.topology.host_rate_gbps == 10.0  # an integer is a number
+    with pytest.raises(SpecError, match=r"^buffer.pfc: Input should be a valid boolean, got 'yes' \(str\)$"):
+        spec_from_dict({"buffer": {"pfc": "yes"}})

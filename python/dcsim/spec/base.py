@@ -5,7 +5,7 @@ generated from them), and the unit conversions into the engine's integers."""
 from typing import Any, Optional, Union, get_args, get_origin
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 GBPS = 1_000_000_000
 PS_PER_US = 1_000_000
@@ -20,6 +20,15 @@ UNIT_LIMITS = (("_us", 1e12), ("_ms", 1e9), ("_s", 1e6), ("_bytes", 2**40), ("_k
                ("_gbps", 1e5), ("_mbps", 1e8), ("_pkts", 2**31 - 1))
 #: ... and for a count or a factor without a unit
 INT_LIMIT, FLOAT_LIMIT = 2**31 - 1, 1e6
+
+
+def _scalar(info) -> bool:
+    """Whether a field holds a bool, a number or a string (or None)."""
+    kind = info.annotation
+    if get_origin(kind) is Union:
+        args = [a for a in get_args(kind) if a is not type(None)]
+        kind = args[0] if len(args) == 1 else None
+    return kind in (bool, int, float, str)
 
 
 def _upper_limit(name: str, info) -> Optional[annotated_types.Le]:
@@ -55,11 +64,8 @@ def _lower_limit(name: str, info) -> Optional[annotated_types.Ge]:
 
 class Model(BaseModel):
     # NaN and infinity are never a setting: "should be a finite number",
-    # not a bound's message or a traceback further on. Strict: a TOML file
-    # or a dict gives each value its own type, so `mss_bytes = true` or
-    # `pfc = "yes"` is a mistake to name, not a value to coerce.
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False,
-                              strict=True)
+    # not a bound's message or a traceback further on
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -68,6 +74,11 @@ class Model(BaseModel):
             for limit in (_upper_limit(name, info), _lower_limit(name, info)):
                 if limit is not None:
                     info.metadata.append(limit)
+            if _scalar(info) and not any(isinstance(m, Strict) for m in info.metadata):
+                # a TOML file or a dict gives each value its own type, so
+                # `mss_bytes = true` or `pfc = "yes"` is a mistake to name,
+                # not a value to coerce (an integer is still a float)
+                info.metadata.append(Strict())
 
 
 def field(default: Any = ..., doc: str = "", *, source: Optional[str] = None, **constraints: Any) -> Any:

@@ -243,6 +243,11 @@ def _format_error(err: ValidationError) -> str:
         # the value given and the whole range, not just the bound it broke
         bounds = _bounds(_inner_model(model, tuple(loc[1:-1])), loc[-1])
         msg = f"{msg}, got {e['input']!r}" + (f" (allowed: {bounds})" if bounds else "")
+    elif e["type"] in ("int_type", "float_type", "bool_type", "string_type", "int_from_float", "finite_number",
+                       "tuple_type", "list_type", "dict_type") and "input" in e:
+        # the value given, and its type: `true` is not 1, "0.5" not 0.5
+        got = e["input"]
+        msg = f"{msg}, got {got!r}" + (f" ({type(got).__name__})" if isinstance(got, (bool, str)) else "")
     elif e["type"] == "value_error":
         msg = msg.removeprefix("Value error, ")  # a validator's own sentence
     elif e["type"] == "extra_forbidden":
