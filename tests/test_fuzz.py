@@ -80,3 +80,15 @@ def test_strictness_is_for_plain_values_only():
     assert spec.topology.host_rate_gbps == 10.0  # an integer is a number
     with pytest.raises(SpecError, match=r"^buffer.pfc: Input should be a valid boolean, got 'yes' \(str\)$"):
         spec_from_dict({"buffer": {"pfc": "yes"}})
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"buffer": {"size_mb_at": {"abc": 1.0}}}, "buffer.size_mb_at: a key 'abc': Input should be a valid integer"),
+    ({"scheme": {"name": "tcp", "host_queue_bytes": "x"}},
+     "scheme.host_queue_bytes: should be a valid integer or 'same' or 'unlimited', got 'x'"),
+    ({"scheme": {"name": "pias", "thresholds": "bogus"}}, "scheme.thresholds: should be a valid list or 'paper', got 'bogus'"),
+])
+def test_errors_name_fields_not_the_validation_librarys_branches(data, message):
+    with pytest.raises(SpecError) as e:
+        spec_from_dict(data)
+    assert str(e.value).startswith(message) and not any(w in str(e.value) for w in fuzz.INTERNALS)

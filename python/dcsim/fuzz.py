@@ -41,7 +41,7 @@ from typing import Any, Literal, Optional, Union, get_args, get_origin
 
 #: words from inside the validation library that a user should never see
 INTERNALS = ("function-after", "function-before", "function-wrap", "tagged-union", "json-or-python",
-             "lax-or-strict", "line 1 column", "union[", "Traceback", "pydantic")
+             "lax-or-strict", "line 1 column", "union[", "list[", "literal[", "[key]", "Traceback", "pydantic")
 
 #: the shipped workloads a base spec draws its sizes from
 CDFS = ("web_search", "data_mining", "fb_hadoop", "google_rpc")

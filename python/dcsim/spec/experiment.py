@@ -3,6 +3,7 @@ spec file and command-line overrides become one, and how a spec resolves
 into the engine's configuration (config.rs)."""
 
 import difflib
+import re
 import json
 import tomllib
 from pathlib import Path
@@ -221,11 +222,32 @@ def _number(v) -> str:
     return f"{v:g}" if isinstance(v, float) else (f"{v:,}" if abs(v) >= 10**6 else str(v))
 
 
+#: Parts of pydantic's error locations that name its own machinery, not a
+#: field: the branch of a union tried (`int`, `list[int]`, `literal['x']`)
+#: or a dict's key.
+_BRANCH = re.compile(r"^(int|float|str|bool|none|(list|dict|tuple|set|literal|function-\w+|lax-or-strict|"
+                     r"json-or-python|nullable|union)\[.*\]|\[key\])$")
+
+
+def _field_loc(loc: tuple) -> tuple:
+    return tuple(p for p in loc if not (isinstance(p, str) and _BRANCH.match(p)))
+
+
 def _format_error(err: ValidationError) -> str:
-    e = err.errors()[0]
-    model, loc = _model_at(tuple(e["loc"]))
+    errors = err.errors()
+    e = errors[0]
+    model, loc = _model_at(_field_loc(tuple(e["loc"])))
     where = ".".join(str(p) for p in loc)
     msg = e["msg"]
+    # a value a union refused: what each of its kinds wanted, in one line
+    # ("a valid integer, or 'unlimited'"), not one branch and "1 more"
+    same = [x for x in errors if _model_at(_field_loc(tuple(x["loc"])))[1] == loc]
+    if len(same) > 1 and len(same) == len(errors) and "input" in e:
+        wants = list(dict.fromkeys(x["msg"].removeprefix("Input should be ").split(",")[0] for x in same))
+        return f"{where}: should be {' or '.join(wants)}, got {e['input']!r}"
+    if "[key]" in e["loc"]:
+        msg = f"a key {e['loc'][e['loc'].index('[key]') - 1]!r}: {msg}"
+        where = where.rsplit(".", 1)[0] if where.count(".") and str(loc[-1]) == str(e["loc"][-2]) else where
     if e["type"] == "union_tag_invalid":
         ctx = e.get("ctx", {})
         tags = list(SECTIONS.get(where, {}))
@@ -264,7 +286,7 @@ def _format_error(err: ValidationError) -> str:
                      if loc[0] in getattr(mm, "model_fields", {})]
             if homes:
                 msg += f" (did you mean {' or '.join(map(repr, dict.fromkeys(homes)))}?)"
-    more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     return f"{where or 'spec'}: {msg}{more}"
 
 
