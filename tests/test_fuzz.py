@@ -92,3 +92,13 @@ def test_errors_name_fields_not_the_validation_librarys_branches(data, message):
     with pytest.raises(SpecError) as e:
         spec_from_dict(data)
     assert str(e.value).startswith(message) and not any(w in str(e.value) for w in fuzz.INTERNALS)
+
+
+def test_mistakes_the_engine_used_to_panic_on_are_refused_by_name():
+    from dcsim.spec import engine_config
+
+    with pytest.raises(SpecError, match=r"^scheme: min_rto_us \(1000\) is above max_rto_us \(10\)$"):
+        spec_from_dict({"scheme": {"name": "tcp", "min_rto_us": 1000, "max_rto_us": 10}})
+    spec = spec_from_dict({"scheme": {"name": "prio_queues", "host_queue_bytes": 0}})
+    with pytest.raises(SpecError, match=r"^scheme.host_queue_bytes: 0 B is less than the 4 queues' reserves"):
+        engine_config(spec)

@@ -5,7 +5,7 @@ generated from them), and the unit conversions into the engine's integers."""
 from typing import Any, Optional, Union, get_args, get_origin
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 GBPS = 1_000_000_000
 PS_PER_US = 1_000_000
@@ -66,6 +66,17 @@ class Model(BaseModel):
     # NaN and infinity are never a setting: "should be a finite number",
     # not a bound's message or a traceback further on
     model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> "Model":
+        """A `min_X` above its `max_X` (a minimum timeout above the
+        maximum) is refused here, not left to the engine."""
+        for name in type(self).model_fields:
+            if name.startswith("min_") and f"max_{name[4:]}" in type(self).model_fields:
+                lo, hi = getattr(self, name), getattr(self, f"max_{name[4:]}")
+                if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo > hi:
+                    raise ValueError(f"{name} ({lo:g}) is above max_{name[4:]} ({hi:g})")
+        return self
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

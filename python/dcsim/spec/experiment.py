@@ -194,7 +194,7 @@ def _model_at(loc: tuple) -> tuple[Optional[type], tuple]:
         return Spec, loc
     models = SECTIONS.get(loc[0])
     if isinstance(models, dict):
-        if len(loc) >= 3 and loc[1] in models:
+        if len(loc) >= 2 and loc[1] in models:
             return models[loc[1]], (loc[0], *loc[2:])
         return None, loc
     return models, loc

@@ -176,5 +176,10 @@ class PrioQueuesScheme(TcpFamily):
                                     ecn=dctcp, prio=self.priority, prio_thresholds=ts, **extra)
         port = strict_priority_port(self.queues, self.queue_bytes, self.reserved_bytes,
                                     self.ecn_threshold_bytes if dctcp else None, per_port=False)
-        host = dict(port, limit_bytes=self.resolved_host_queue())
+        host_limit = self.resolved_host_queue()
+        if host_limit is not None and self.reserved_bytes * self.queues > host_limit:
+            # the host's queues are the switch's, with the host's buffer
+            raise SpecError(f"scheme.host_queue_bytes: {host_limit} B is less than the {self.queues} queues' "
+                            f"reserves ({self.queues} x scheme.reserved_bytes = {self.reserved_bytes} B)")
+        host = dict(port, limit_bytes=host_limit)
         return transport, {"host": host, "switch": port}
