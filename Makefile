@@ -3,6 +3,7 @@
 #   make test   set up, then run every test (Rust and Python)
 #   make bench  set up, then run the benchmarks
 #   make bench-scale  set up, then the datacenter-scale benchmark (3-20 min)
+#   make fuzz   set up, then 10,000 random specs (python -m dcsim.fuzz; hours on 2 cores)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -13,7 +14,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 PY_SRC := $(shell find python -name '*.py' -o -name '*.txt')
 
-.PHONY: all setup build demo test test-rust test-python bench bench-scale clean
+.PHONY: all setup build demo test test-rust test-python bench bench-scale fuzz clean
 
 all: test
 
@@ -62,6 +63,10 @@ bench: .stamp-build
 bench-scale: .stamp-build
 	mkdir -p out
 	$(PY) -m dcsim.bench_scale --sweep --plot out/bench-scale.png --json out/bench-scale.json
+
+fuzz: .stamp-build
+	mkdir -p out
+	$(PY) -m dcsim.fuzz --cases 10000 --keep out/fuzz-failures
 
 clean:
 	rm -rf $(VENV) target .stamp-build .stamp-chromium out
