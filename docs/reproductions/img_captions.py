@@ -12,7 +12,7 @@ sits inside a paragraph onto its own line) and refreshes one that is
 already there. tests/test_docs.py checks that every image has one and
 that the commit it names exists."""
 
-import inspect, re, subprocess, sys
+import functools, inspect, re, subprocess, sys
 from pathlib import Path
 from dcsim.figures.core import get, draw as core_draw
 from dcsim.figures.bfc.by_size import draw_by_size
@@ -42,6 +42,27 @@ def drawer(fig):
         return draw_by_size
     return core_draw
 
+#: The plotting every figure shares (figures/core.py): the functions that
+#: draw, style, label and place the legend, not the ones that run sweeps.
+CORE_DRAWING = [("python/dcsim/figures/core.py", f) for f in (
+    "draw", "plain_handles", "covers", "_draw_bound", "plain_log_ticks", "_panel_title", "balanced_fill",
+    "figure_legend", "_bound_text", "_pct_range")]
+
+
+@functools.lru_cache(maxsize=None)
+def _function_commits(path: str, function: str, since: str) -> tuple:
+    out = git("log", "--format=%h", "-s", "-L", f":{function}:{path}", f"{since}..HEAD")
+    return tuple(c for c in out.split() if c)
+
+
+def changed_since(commit: str, functions: list) -> list:
+    """The commits after `commit` that changed any of `functions` ((file,
+    name) pairs), oldest first."""
+    found = {c for path, name in functions for c in _function_commits(path, name, commit)}
+    order = git("log", "--format=%h", "--reverse", f"{commit}..HEAD").split()
+    return [c for c in order if c in found]
+
+
 def caption(path):
     stem = Path(path).stem
     name, mode, extra = figure_of(stem)
@@ -50,13 +71,14 @@ def caption(path):
     cmd = f"dcsim reproduce {name}" + (f" --{mode}" if mode else "")
     fn = drawer(fig)
     src = Path(inspect.getsourcefile(fn)).relative_to(ROOT)
-    files = sorted({str(src), "python/dcsim/figures/core.py"})
-    since = git("log", "--format=%h", f"{commit}..HEAD", "--", *files).split()
+    since = changed_since(commit, [(str(src), fn.__name__), *CORE_DRAWING])
+    short = f"`{fn.__name__}` in `{src.relative_to('python/dcsim')}` and the shared plotting of `figures/core.py`"
     kind = "a model, one mode" if mode is None else f"{mode} mode"
-    short = ", ".join("`" + f.removeprefix("python/dcsim/") + "`" for f in files)
-    note = (f"its drawing modules ({short}) changed in {len(since)} later commit{'s' * (len(since) > 1)}: "
-            "older plotting" if since else f"no later change to its drawing modules ({short})")
+    head, head_date = git("log", "-1", "--format=%h %ad", "--date=short").split()
+    note = (f"its drawing code ({short}) has changed since ({', '.join(since)}): older plotting" if since else
+            f"its drawing code ({short}) unchanged through {head} ({head_date})")
     return f"*`{path}`: drawn by `{cmd}`{extra} ({kind}), added in {commit} ({date}); {note}.*"
+
 
 for page in sys.argv[1:]:
     p = ROOT / page
