@@ -581,7 +581,7 @@ def test_bfc_stress_figures_leave_incast_flows_out(tmp_path):
            for p in load_points(tmp_path / "f13")}
     assert ran == {(v, d): 3000 + d for v in ("bfc32", "hpcc") for d in (10, 300)}  # one incast in 0.85 ms
     assert (t.short_p99 >= 1 - 1e-9).all() and (t.long_mean >= 1 - 1e-9).all()
-    plot(fig, t, tmp_path / "f13" / "fig")
+    plot(fig, t, tmp_path / "f13" / "fig", "quick")
     assert (tmp_path / "f13" / "fig.png").stat().st_size > 20_000
 
 

@@ -23,7 +23,7 @@ def test_a_quantity_past_what_the_engine_holds_is_refused_by_name(section, field
     ("scheme", "mss_bytes", True),        # not 1
     ("buffer", "pfc", "yes"),             # not True
     ("workload", "load", "0.5"),          # a string is not a number
-    ("workload", "flows", 12.0),          # nor is a float a count
+    ("workload", "flows", 12.5),          # nor is a fraction a count
 ])
 def test_values_of_the_wrong_kind_are_refused_not_coerced(section, field, value):
     with pytest.raises(SpecError, match=f"^{section}.{field}: "):
@@ -78,8 +78,11 @@ def test_strictness_is_for_plain_values_only():
                            "topology": {"host_rate_gbps": 10}})
     assert spec.run.report_links == [(0, 144)] and spec.buffer.size_mb_at == {150: 1.0}
     assert spec.topology.host_rate_gbps == 10.0  # an integer is a number
-    with pytest.raises(SpecError, match=r"^buffer.pfc: Input should be a valid boolean, got 'yes' \(str\)$"):
+    with pytest.raises(SpecError, match=r"^buffer.pfc: Input should be true or false, got 'yes' \(str\)$"):
         spec_from_dict({"buffer": {"pfc": "yes"}})
+    import numpy as np
+
+    assert spec_from_dict({"workload": {"flows": np.int64(12), "load": np.float64(0.5)}}).workload.flows == 12
 
 
 @pytest.mark.parametrize("data, message", [

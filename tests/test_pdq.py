@@ -94,7 +94,7 @@ def test_flows_that_cannot_meet_their_deadlines_are_terminated(tmp_path):
     cdf = tmp_path / "100kb.txt"
     cdf.write_text("100000 1\n")
     workload = {"matrix": "many_to_one", "cdf": str(cdf), "flows": 60, "load": 0.9 / 3,
-                "deadline_mean_us": 1e-6, "deadline_min_factor": 1.25}
+                "deadline_mean_us": 0.001, "deadline_min_factor": 1.25}
     spec = {"topology": {"kind": "star", "hosts": 4, "rate_gbps": 10, "link_delay_us": 5},
             "scheme": {"name": "pdq"}, "workload": workload, "run": {"fct_at": "sender"}}
     df = run_checked(Spec.model_validate(spec))

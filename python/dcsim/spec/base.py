@@ -5,7 +5,7 @@ generated from them), and the unit conversions into the engine's integers."""
 from typing import Any, Optional, Union, get_args, get_origin
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 GBPS = 1_000_000_000
 PS_PER_US = 1_000_000
@@ -22,13 +22,44 @@ UNIT_LIMITS = (("_us", 1e12), ("_ms", 1e9), ("_s", 1e6), ("_bytes", 2**40), ("_k
 INT_LIMIT, FLOAT_LIMIT = 2**31 - 1, 1e6
 
 
-def _scalar(info) -> bool:
-    """Whether a field holds a bool, a number or a string (or None)."""
+def _scalar(info) -> Optional[type]:
+    """The type of a field that holds a bool, a number or a string (or
+    None), else None."""
     kind = info.annotation
     if get_origin(kind) is Union:
         args = [a for a in get_args(kind) if a is not type(None)]
         kind = args[0] if len(args) == 1 else None
-    return kind in (bool, int, float, str)
+    return kind if kind in (bool, int, float, str) else None
+
+
+def _refuse(what: str, v: Any) -> None:
+    raise ValueError(f"Input should be {what}, got {v!r} ({type(v).__name__})")
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool) or type(v).__name__ == "bool_"  # numpy's too
+
+
+def _number(v: Any) -> Any:
+    if _is_bool(v) or isinstance(v, (str, bytes)):
+        _refuse("a number", v)
+    return v
+
+
+def _integer(v: Any) -> Any:
+    if _is_bool(v) or isinstance(v, (str, bytes)):
+        _refuse("an integer", v)
+    return v
+
+
+def _boolean(v: Any) -> Any:
+    if v is not None and not _is_bool(v):
+        _refuse("true or false", v)
+    return v
+
+
+#: What a plain field refuses before pydantic would convert it.
+_NO_COERCION = {int: _integer, float: _number, bool: _boolean, str: lambda v: v}
 
 
 def _upper_limit(name: str, info) -> Optional[annotated_types.Le]:
@@ -85,11 +116,13 @@ class Model(BaseModel):
             for limit in (_upper_limit(name, info), _lower_limit(name, info)):
                 if limit is not None:
                     info.metadata.append(limit)
-            if _scalar(info) and not any(isinstance(m, Strict) for m in info.metadata):
+            kind = _scalar(info)
+            if kind is not None:
                 # a TOML file or a dict gives each value its own type, so
                 # `mss_bytes = true` or `pfc = "yes"` is a mistake to name,
-                # not a value to coerce (an integer is still a float)
-                info.metadata.append(Strict())
+                # not a value to coerce (an integer is still a float, and a
+                # numpy number a number)
+                info.metadata.append(BeforeValidator(_NO_COERCION[kind]))
 
 
 def field(default: Any = ..., doc: str = "", *, source: Optional[str] = None, **constraints: Any) -> Any:
