@@ -2,48 +2,78 @@
 fork of the HPCC ns-3 simulator, and dcsim on the very same flows
 (docs/reproductions/bfc.md, "DCQCN in the simulator, on the same flows").
 
-Usage: bfc_ns3_dcqcn.py FCT_FILE
+Usage: bfc_ns3_dcqcn.py [FCT_FILE ...]
 
-FCT_FILE is the fork's output (build: bfc_ns3_dctcp.py's docstring) for
-its `mix/config.txt` with CC_MODE 1, CREATE_INCAST 1, UTILIZATION_FACTOR
-0.6 (55% background and 5% incast in `simple.cc`), APP_STOP_TIME 1.028,
+With no argument: the fork's runs stored in peers/ (STORED below), read
+as bfc_ns3_dctcp.py reads its own (its docstring: the stored outputs and
+their provenance). Each FCT_FILE (plain, .xz or .gz) is the fork's
+output (build: bfc_ns3_dctcp.py's docstring) for its
+`mix/config.txt` with CC_MODE 1, CREATE_INCAST 1, UTILIZATION_FACTOR 0.6
+(55% background and 5% incast in `simple.cc`), APP_STOP_TIME 1.028,
 SIMULATOR_STOP_TIME 1.2, and its DCQCN fields as shipped (HAS_WIN 1 and
 VAR_WIN 1, or 0 for the run without a window). Incast flows are the
-200,000 B flows that start together towards one host (50 or more);
-long flows are the largest 5% of the others. The script prints the ns-3
-run's statistics, then dcsim's on the same flows: `bfc`, `dcqcn` with its
-defaults, with the fork's fields (window on, 400-1600 KB marking) and with
-those fields but no window. About 20 s per dcsim run.
+200,000 B flows that start together towards one host (50 or more); long
+flows are the largest 5% of the others. The script prints each ns-3
+run's statistics, then, once for each distinct set of flows (the stored
+runs have the same ones), dcsim's on the same flows: `bfc`, `dcqcn` with
+its defaults, with the fork's fields (window on, 400-1600 KB marking),
+with those fields but no window, and with the window and 100-400 KB
+marking; "/ BFC" is the long flows' mean over dcsim's BFC's on the same
+flows. About 3.5 minutes of CPU in all from the stored outputs (five
+dcsim runs of 30-50 s; 5.5 minutes on a 2-core machine busy with another
+job).
 """
 
 import sys
 
-from bfc_ns3_dctcp import ns3_flows, run_on
+from bfc_ns3_dctcp import groups, run_on, stored
 
+#: the fork's stored runs of Fig. 11(a) (evidence/peers/NAME/fct.txt.xz), in the page's table order
+STORED = {
+    "bfc-fig11a-dcqcn-fork": "ns-3 DCQCN, the fork's fields, window on",
+    "bfc-fig11a-dcqcn-nowin": "ns-3 DCQCN, the fork's fields without the window",
+}
 FORK = {"window": "rate", "increase_interval_us": 900.0, "ai_mbps": 50.0, "hai_mbps": 100.0,
         "min_rate_mbps": 100.0, "kmin_kb": 400.0, "kmax_kb": 1600.0}
-RUNS = [("bfc", "bfc", {}), ("dcqcn", "dcqcn", {}), ("dcqcn, the fork's fields", "dcqcn", FORK),
-        ("dcqcn, the fork's fields without the window", "dcqcn", {**FORK, "window": "none"})]
+RUNS = [("dcqcn", "dcqcn", {}), ("dcqcn, the fork's fields", "dcqcn", FORK),
+        ("dcqcn, the fork's fields without the window", "dcqcn", {**FORK, "window": "none"}),
+        ("dcqcn, the fork's fields with 100-400 KB marking", "dcqcn", {**FORK, "kmin_kb": 100.0, "kmax_kb": 400.0})]
 
 
-def stats(size, slowdown, incast) -> str:
+def long_mean(size, slowdown, incast) -> float:
     s, d = size[~incast], slowdown[~incast]
-    big = s >= s.quantile(0.95)
-    return (f"{len(s)} background flows, mean {d.mean():.3f}, largest 5% mean {d[big].mean():.3f}, "
+    return d[s >= s.quantile(0.95)].mean()
+
+
+def stats(size, slowdown, incast, bfc: float) -> str:
+    s, d = size[~incast], slowdown[~incast]
+    long = long_mean(size, slowdown, incast)
+    return (f"{len(s)} background flows, mean {d.mean():.3f}, largest 5% mean {long:.3f} (/ BFC {long / bfc:.2f}), "
             f"short (<= 3 KB) p99 {d[s <= 3000].quantile(0.99):.1f}; {int(incast.sum())} incast flows, "
             f"mean {slowdown[incast].mean():.1f}")
 
 
-def main(path: str) -> None:
-    f = ns3_flows(path)
+def incasts(f):
+    """Which flows of the ns-3 run `f` are incast flows."""
     groups = f[f["size"] == 200_000].groupby(["start_ns", "dst"]).size()
     together = set(groups[groups >= 50].index)
-    incast = f.apply(lambda r: r["size"] == 200_000 and (r.start_ns, r.dst) in together, axis=1).to_numpy()
-    print(f"{path}\n  ns-3: {stats(f['size'], f.slowdown, incast)}")
-    for label, variant, fields in RUNS:
-        d = run_on(f, "bfc-fig11a", variant, scheme=fields)
-        print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown, incast)}")
+    return f.apply(lambda r: r["size"] == 200_000 and (r.start_ns, r.dst) in together, axis=1).to_numpy()
+
+
+def main(runs: list[tuple[str, str]]) -> None:
+    for group in groups(runs):
+        f = group[0][1]
+        incast = incasts(f)
+        b = run_on(f, "bfc-fig11a", "bfc")
+        bfc = long_mean(b.size_bytes, b.slowdown, incast)
+        for label, g in group:
+            print(f"{label}\n  ns-3: {stats(g['size'], g.slowdown, incast, bfc)}")
+        print(f"dcsim on the same {len(f)} flows:")
+        print(f"  dcsim bfc: {stats(b.size_bytes, b.slowdown, incast, bfc)}")
+        for label, variant, fields in RUNS:
+            d = run_on(f, "bfc-fig11a", variant, scheme=fields)
+            print(f"  dcsim {label}: {stats(d.size_bytes, d.slowdown, incast, bfc)}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main([(p, p) for p in sys.argv[1:]] or stored(STORED))
