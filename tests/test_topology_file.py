@@ -97,7 +97,7 @@ def test_parallel_links_are_kept_as_equal_cost_paths(tmp_path, write_trace, caps
     ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0\n0 6 100Gbps 0.001ms 0\n", 4, "host 0 has a second link"),
     ("8 3 7\n5 6 9\n", 2, "switch id 9 is out of range"),
     ("8 3 7\n5 6\n", 2, "3 switches announced, 2 ids listed"),
-    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 0.01\n", 3, "no random link losses"),
+    ("8 3 7\n5 6 7\n0 5 100Gbps 0.001ms 1.5\n", 3, "must be a fraction of packets"),
     ("8 3\n5 6 7\n", 1, "'nodes switches links'"),
     # fabrics that parse but cannot be built
     ("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n", 5, "to itself"),

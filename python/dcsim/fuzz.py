@@ -82,8 +82,25 @@ def base_spec(rng: random.Random) -> dict:
     dozen flows of a shipped workload."""
     from .spec.schemes import SCHEMES
 
-    return {"seed": rng.randint(0, 1000), "topology": _topology(rng), "scheme": {"name": rng.choice(sorted(SCHEMES))},
+    spec = {"seed": rng.randint(0, 1000), "topology": _topology(rng), "scheme": {"name": rng.choice(sorted(SCHEMES))},
             "workload": {"cdf": rng.choice(CDFS), "load": rng.choice([0.1, 0.3, 0.6, 0.9]), "flows": rng.randint(1, 40)}}
+    if rng.random() < 0.25:
+        spec["faults"] = [_fault(rng)]
+    return spec
+
+
+def _fault(rng: random.Random) -> dict:
+    """A fault in the first milliseconds (docs/faults.md): a link, a switch
+    or a selection, down or degraded, repaired or not."""
+    target = rng.choice([{"select": rng.choice(["spine 0", "leaf 0 uplinks", "random leaf uplink", "random spine",
+                                                 "core 0", "leaf 1 downlink"])},
+                         {"switch": rng.randint(0, 200)}, {"link": [rng.randint(0, 200), rng.randint(0, 200)]}])
+    fault = {"at_ms": rng.choice([0.0, 0.01, 0.1, 1.0]), **target, "detect_us": rng.choice([0.0, 10.0, 1000.0])}
+    if rng.random() < 0.5:
+        fault["until_ms"] = fault["at_ms"] + rng.choice([0.05, 0.5, 2.0])
+    if rng.random() < 0.4:
+        fault.update(kind="degrade", rate_fraction=rng.choice([0.1, 0.5, 1.0]), loss=rng.choice([0.0, 0.01, 0.5]))
+    return fault
 
 
 def _constraints(info) -> dict:
@@ -147,6 +164,10 @@ def _fields(spec: dict) -> list[tuple[str, Any]]:
             if name in ("trace", "path", "cdf", "reverse_cdf", "report_links"):  # files: their own cases
                 continue
             out.append((f"{section}.{name}", info))
+    if spec.get("faults"):
+        from .spec.faults import Fault
+
+        out += [(f"faults.{name}", info) for name, info in Fault.model_fields.items() if name != "link"]
     return out
 
 
@@ -160,7 +181,10 @@ def draw_case(seed: int, case: int) -> tuple[dict, list]:
         name, info = rng.choice(fields)
         value = rng.choice(candidates(info))
         section, field = name.split(".")
-        spec.setdefault(section, {})[field] = value
+        if section == "faults":
+            spec["faults"][0][field] = value
+        else:
+            spec.setdefault(section, {})[field] = value
         changed.append((name, value))
     return spec, changed
 

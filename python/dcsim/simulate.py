@@ -89,6 +89,7 @@ def _columns(cols: dict) -> Columns:
         "timeouts": np.asarray(cols["timeouts"], dtype=np.int32),
         "delivered_bytes": delivered,
         "deadline_s": np.where(deadline > 0, deadline * PS, np.nan),
+        "fault_losses": np.asarray(cols["fault_losses"], dtype=np.int32),
     }
 
 
@@ -304,6 +305,13 @@ def _summary(spec: Spec, sim: Sim, wall: float, flows: Columns | pd.DataFrame,
     }
     if spec.run.report_links:
         out["links"] = _link_reports(spec.run.report_links, ports, eng["sim_time_ps"])
+    if eng.get("deadlock") is not None:
+        # the cycle of paused ports that stopped the run
+        out["deadlock"] = {"since_s": eng["deadlock"]["since_ps"] * PS, "ports": eng["deadlock"]["ports"]}
+    if eng.get("faults") is not None:
+        # what each fault took down or degraded, what the links lost by
+        # cause, and the flows that lost a packet (docs/faults.md)
+        out["faults"] = eng["faults"]
     if spec.buffer.resolved_model(spec.scheme) == "shared":
         # PFC: how long each port was held by pauses, by tier of the port
         # held (host NICs, switch ports)
@@ -359,11 +367,18 @@ def _link_reports(pairs, ports: list, sim_time_ps: int) -> list:
 def _warn_unfinished(summary: dict, table: str) -> None:
     n = summary["unfinished_flows"]
     if n:
-        why = "the stop time was reached" if summary["status"] == "stopped" else "the simulation stalled"
+        why = {"stopped": "the stop time was reached", "deadlock": "a PFC deadlock stopped the run"}.get(
+            summary["status"], "the simulation stalled")
         started = summary["counters"]["flows_started"] - summary["flows_finished"]
         never = f" ({n - started} never started)" if n > started else ""
         warn(f"{n} of {summary['flows_total']} flows did not finish ({why}); {table} lists the "
              f"{started} that started with a NaN slowdown{never}, and the statistics leave them out")
+    if summary.get("deadlock"):
+        d = summary["deadlock"]
+        ring = " -> ".join(f"{a}>{b}" for a, b in d["ports"])
+        warn(f"PFC deadlock: switch ports paused in a cycle, each holding packets that wait for the next ({ring}; "
+             f"node>peer), first seen at {d['since_s'] * 1e3:.3f} ms; the run stopped at "
+             f"{summary['sim_time_s'] * 1e3:.3f} ms (docs/faults.md)")
     if not summary["conservation_holds"]:
         print("dcsim: error: packet conservation violated: " + json.dumps(summary["conservation"]), file=sys.stderr)
 
@@ -435,19 +450,23 @@ def run_all(spec: Spec | dict | str | Path, *, quiet: bool = True) -> Run:
 
 
 def labeller(spec: Spec) -> Callable[[Columns], Columns]:
-    """What the flow table adds to the engine's columns for this spec: with
-    `workload.incasts`, an `incast` column (the flow's incast, -1 for a
-    background flow)."""
+    """What the flow table makes of the engine's columns for this spec:
+    with `workload.incasts`, an `incast` column (the flow's incast, -1 for a
+    background flow); `fault_losses` (the flow's packets lost to faults)
+    only in runs with faults or lossy links (docs/faults.md)."""
+    from .spec.faults import lossy
+
+    keep = (lambda table: table) if lossy(spec) else (lambda table: {k: v for k, v in table.items() if k != "fault_losses"})
     if spec.workload.incasts is None:
-        return lambda table: table
+        return keep
     from .spec.experiment import incast_ids
 
     ids = incast_ids(spec)
-    return lambda table: {**table, "incast": ids[table["flow_id"]].astype(np.int32)}
+    return lambda table: {**keep(table), "incast": ids[table["flow_id"]].astype(np.int32)}
 
 
 _ENGINE_COLS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ideal_ps", "retransmits", "timeouts",
-                "deadline_ps"]
+                "deadline_ps", "fault_losses"]
 
 
 def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False, force: bool = False,

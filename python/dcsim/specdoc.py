@@ -71,6 +71,8 @@ def allowed(info: FieldInfo) -> str:
 def default(info: FieldInfo) -> str:
     if info.default_factory is not None:
         return ""
+    if info.is_required():
+        return "required"
     v = info.default
     if v is None:
         return "none"
@@ -160,6 +162,10 @@ def markdown() -> str:
             out += [*_table(models), ""]
             for name, sub in _sub_tables(models):
                 out += [f"### [{section}.{name}]", "", _doc(sub), "", *_table(sub), ""]
+    from .spec.faults import Fault
+
+    out += ["## [[faults]]", "", _doc(Fault) + " One table per fault; docs/faults.md has the model.", "",
+            *_table(Fault), ""]
     return "\n".join(out + _profiles())
 
 

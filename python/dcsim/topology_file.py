@@ -45,6 +45,9 @@ class Fabric:
     links: list = field(default_factory=list)
     #: file id -> dcsim node id
     node_id: dict = field(default_factory=dict)
+    #: (a, b, fraction): links that lose a fraction of their packets each
+    #: way, for the whole run (the file's error rates; engine `faults.rs`)
+    errors: list = field(default_factory=list)
     parallel: int = 0
 
     def host_id(self, file_id: int) -> int:
@@ -118,7 +121,7 @@ def read_hpcc(path: str | Path) -> Fabric:
         raise SpecError(f"{path}: a fabric needs at least 2 hosts (nodes not listed as switches), found {len(host_ids)}")
     node_id = {h: i for i, h in enumerate(host_ids)}
     node_id.update({s: len(host_ids) + i for i, s in enumerate(sorted(switches))})
-    links, link_lines, seen, host_links, parallel = [], [], set(), {}, 0
+    links, link_lines, seen, host_links, parallel, errors = [], [], set(), {}, 0, []
     for line, words in rows[2:]:
         where = f"{path}:{line}"
         if len(words) != 5:
@@ -142,8 +145,10 @@ def read_hpcc(path: str | Path) -> Fabric:
             err = float(words[4])
         except ValueError:
             raise SpecError(f"{where}: error rate {words[4]!r} is not a number") from None
-        if err != 0:
-            raise SpecError(f"{where}: error rate {err:g}: dcsim models no random link losses (use 0)")
+        if not 0 <= err <= 1:
+            raise SpecError(f"{where}: error rate {words[4]!r} must be a fraction of packets in [0, 1]")
+        if err:
+            errors.append((node_id[a], node_id[b], err))
         key = (min(a, b), max(a, b))
         parallel += key in seen
         seen.add(key)
@@ -181,4 +186,5 @@ def read_hpcc(path: str | Path) -> Fabric:
         line = next((ln for (a, _b, *_), ln in zip(links, link_lines) if a not in reached), line2)
         raise SpecError(f"{path}:{line}: the fabric is not connected: nodes {cut[:10]}{' ...' if len(cut) > 10 else ''} "
                         f"cannot reach node {inverse[0]}")
-    return Fabric(hosts=len(host_ids), switches=nswitches, links=links, node_id=node_id, parallel=parallel)
+    return Fabric(hosts=len(host_ids), switches=nswitches, links=links, node_id=node_id, parallel=parallel,
+                  errors=errors)

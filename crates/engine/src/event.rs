@@ -3,10 +3,10 @@
 //! ports that finish serializing first (a packet whose last bit leaves at
 //! `t` frees its buffer for a packet arriving at `t`), then link arrivals by
 //! port index, then port timers by port and kind, then flow arrivals, then
-//! flow timers by flow slot, timer kind and flow id, then the samplers. No
+//! flow timers by flow slot, timer kind and flow id, then the samplers, then the fault schedule's steps. No
 //! two pending events share a key (a link or port has at most one event of
 //! a kind pending, a flow one timer of a kind, the workload one arrival,
-//! the samplers one sample), so the order is total. Runs are therefore deterministic, and the FIFO fast path (no
+//! the samplers one sample, a fault step one event), so the order is total. Runs are therefore deterministic, and the FIFO fast path (no
 //! serializer events) gives exactly the results of the general path.
 //!
 //! It is a calendar queue: a timing wheel of short slots holds the near
@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 /// with one `match`.
 ///
 /// Room for the schemes to come is designed in: the kind takes three bits
-/// (six used), a port may have timers of its own (PFC pause expiry, credit
+/// (seven used), a port may have timers of its own (PFC pause expiry, credit
 /// pacing: `PortTimer`), and a flow up to eight kinds of timer (the
 /// retransmission timer, pacing, rate and probe timers: `FlowTimer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,9 @@ pub enum Event {
     FlowTimer { slot: u32, flow: u32, timer: u8 },
     /// Time to record the samplers' next sample.
     Sample,
+    /// Step `step` of the run's fault schedule (`faults::Faults::steps`):
+    /// a fault begins or ends, or routing learns of it.
+    Fault { step: u32 },
 }
 
 /// Kinds of flow timer.
@@ -79,6 +82,7 @@ impl Event {
             Event::FlowArrival => (3, 0, 0),
             Event::FlowTimer { slot, flow, timer } => (4, slot << TIMER_BITS | timer as u32, flow),
             Event::Sample => (5, 0, 0),
+            Event::Fault { step } => (6, step, 0),
         };
         debug_assert!((index as u64) <= INDEX_MASK);
         kind << KIND_SHIFT | (index as u64) << 32 | flow as u64
@@ -94,7 +98,8 @@ impl Event {
             2 => Event::PortTimer { port: index >> TIMER_BITS, timer },
             3 => Event::FlowArrival,
             4 => Event::FlowTimer { slot: index >> TIMER_BITS, flow: code as u32, timer },
-            _ => Event::Sample,
+            5 => Event::Sample,
+            _ => Event::Fault { step: index },
         }
     }
 }
@@ -736,6 +741,7 @@ mod tests {
             Event::FlowTimer { slot: (1 << (INDEX_BITS - TIMER_BITS)) - 1, flow: 0, timer: 0 },
             Event::PortTimer { port: (1 << (INDEX_BITS - TIMER_BITS)) - 1, timer: 5 },
             Event::Sample,
+            Event::Fault { step: 77 },
         ] {
             assert_eq!(Event::decode(e.code()), e);
         }

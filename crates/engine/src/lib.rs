@@ -28,6 +28,7 @@ macro_rules! each_arm {
 pub mod bitset;
 pub mod buffer;
 pub mod config;
+pub mod faults;
 pub mod event;
 pub mod fair_share;
 pub mod flow_level;

@@ -24,6 +24,8 @@ pub struct FlowRecord {
     /// Payload bytes the receiver held: the flow's size, unless its sender
     /// gave it up (`Endpoint::terminated`).
     pub delivered: u64,
+    /// Its packets (data and the receiver's) lost to faults (`faults.rs`).
+    pub fault_losses: u32,
 }
 
 /// A flow that started but had not finished when the run stopped.
@@ -41,6 +43,8 @@ pub struct UnfinishedRecord {
     pub timeouts: u32,
     /// Absolute deadline (0: none).
     pub deadline: Time,
+    /// Its packets lost to faults so far (`faults.rs`).
+    pub fault_losses: u32,
 }
 
 /// One port's queue at one time (a queue sampler's record).

@@ -131,6 +131,14 @@ pub struct Port {
 // when the port's fields change.
 const _: () = assert!(std::mem::size_of::<Port>() % 128 == 64, "a Port must be an odd number of cache lines");
 
+/// Picoseconds per byte at `rate_bps` when that is a whole number that fits
+/// (`Port::ps_per_byte`), else zero.
+fn ps_per_byte(rate_bps: u64) -> u32 {
+    let per_byte = 8 * crate::time::PS_PER_S / rate_bps;
+    let exact = (8 * crate::time::PS_PER_S).is_multiple_of(rate_bps) && per_byte <= u32::MAX as u64;
+    if exact { per_byte as u32 } else { 0 }
+}
+
 /// No hint (`Port::head_hint`); a new ring's word.
 pub const NO_HINT: u32 = u32::MAX;
 
@@ -151,8 +159,6 @@ impl Port {
 
     /// A drop-tail FIFO port.
     pub fn fifo(rate_bps: u64, delay_ps: Time, peer: u32, limit_bytes: u64, ecn_threshold: Option<u64>) -> Port {
-        let per_byte = 8 * crate::time::PS_PER_S / rate_bps;
-        let exact = (8 * crate::time::PS_PER_S).is_multiple_of(rate_bps) && per_byte <= u32::MAX as u64;
         Port {
             busy_until: 0,
             fixed_ps: delay_ps,
@@ -162,7 +168,7 @@ impl Port {
             settle_above: 0,
             started: 0,
             peer,
-            ps_per_byte: if exact { per_byte as u32 } else { 0 },
+            ps_per_byte: ps_per_byte(rate_bps),
             limit_bytes,
             ecn_threshold: ecn_threshold.unwrap_or(u64::MAX),
             max_bytes: 0,
@@ -177,6 +183,14 @@ impl Port {
             queue: Queue::Fifo(Ring::new()),
             _pad: [0; 64],
         }
+    }
+
+    /// Serialize at `rate_bps` from now on (a degraded link: `faults.rs`).
+    /// What the port's discipline derived from its rate at construction
+    /// stays as it was.
+    pub fn set_rate(&mut self, rate_bps: u64) {
+        self.rate_bps = rate_bps;
+        self.ps_per_byte = ps_per_byte(rate_bps);
     }
 
     /// What the head packet of the link touches first at the far end: at

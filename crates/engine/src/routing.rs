@@ -9,34 +9,11 @@ use std::collections::{HashMap, VecDeque};
 /// Flag of a `groups` entry that is a port, not a set index.
 const DIRECT: u32 = 1 << 31;
 
+#[derive(Clone)]
 pub struct Routes {
     hosts: usize,
-    /// Each destination host's class: the column of `groups`, the switch
-    /// it hangs off (`attach`). Four bytes a host, so the column read at
-    /// every switch hop stays in the L1 cache on 6,144 hosts (24 KB); the
-    /// switch's port to the host is its NIC's link partner (`nics[h] ^ 1`).
-    dest_class: Vec<u32>,
-    /// The switch each class hangs off.
-    attach: Vec<u32>,
-    /// Columns of `groups`: one per switch that hosts hang off.
-    classes: usize,
-    /// `groups[(switch - hosts) * classes + class]`: the output port with
-    /// `DIRECT` set when there is one next hop (one load on the hot path),
-    /// else an index into `sets`. Hosts have one route, their NIC, and are
-    /// not stored.
-    groups: Vec<u32>,
-    /// Per switch, its `groups` row when every destination not hanging
-    /// off it shares one entry (a leaf's or a rack switch's: all of them
-    /// go up), else 0, which no entry is (`sets[0]` is unused). Such a row
-    /// is then never read: on 6,144 hosts the leaves' rows are 0.6 MB,
-    /// read once per packet at its first switch, a cache miss each time,
-    /// where this is 1.5 KB.
-    uniform: Vec<u32>,
-    /// Distinct next-hop sets, as (offset, len) into `ports`: the same set
-    /// serves many destinations (e.g. every remote host, seen from a leaf),
-    /// so the table stays small on large fabrics.
-    sets: Vec<(u32, u16)>,
-    ports: Vec<u32>,
+    /// The tables (shortest paths, less the ports known dead).
+    t: Tables,
     /// 0, 1, 2, ...: every port id, to hand out a direct route as a slice.
     all_ports: Vec<u32>,
     nics: Vec<u32>,
@@ -59,6 +36,206 @@ impl Routes {
     /// is 384 columns instead of 6,144: a table that stays in cache, where
     /// one column per host (9.5 MB) cost a cache miss per switch hop.
     pub fn build(net: &Network, lb: LoadBalancing, seed: u64) -> Routes {
+        let n = net.nodes.len();
+        Routes {
+            hosts: net.hosts as usize,
+            t: Tables::build(net, &[]),
+            all_ports: (0..net.links.len() as u32).collect(),
+            nics: (0..net.hosts).map(|h| net.nic(h)).collect(),
+            lb,
+            spray_state: (0..n as u64)
+                .map(|i| if lb == LoadBalancing::RoundRobin { u64::MAX } else { splitmix(seed ^ 0x5eed_5a7a ^ i) })
+                .collect(),
+            salt: splitmix(seed ^ 0xec3f),
+            hash_key: (0..n as u64).collect(),
+        }
+    }
+
+    /// Shortest paths again, leaving out the ports `dead` marks (a fault
+    /// that routing has learned of: `faults.rs`). The load balancers keep
+    /// their state and hashes: ECMP rehashes a flow only where its group
+    /// changed. A switch with no path left to a host has an empty group
+    /// (`reachable`).
+    pub fn reroute(&mut self, net: &Network, dead: &[bool]) {
+        self.t = Tables::build(net, dead);
+    }
+
+    /// Whether switch `node` has a next hop towards host `dst`.
+    pub fn reachable(&self, node: u32, dst: u32) -> bool {
+        let g = self.entry(node, dst);
+        g & DIRECT != 0 || self.t.sets[g as usize].1 > 0
+    }
+    /// The `groups` entry of switch `node` towards host `dst`, or the port
+    /// to `dst` when `node` is the switch it hangs off.
+    #[inline(always)]
+    fn entry(&self, node: u32, dst: u32) -> u32 {
+        let class = self.t.dest_class[dst as usize];
+        if node == self.t.attach[class as usize] {
+            // the switch's port on the host's link (links are port pairs)
+            return DIRECT | (self.nics[dst as usize] ^ 1);
+        }
+        let u = self.t.uniform[node as usize - self.hosts];
+        if u != 0 {
+            return u;
+        }
+        self.t.groups[self.group_index(node, class)]
+    }
+
+    /// Where switch `node`'s entry for destination class `class` sits in
+    /// `groups`.
+    #[inline(always)]
+    fn group_index(&self, node: u32, class: u32) -> usize {
+        (node as usize - self.hosts) * self.t.classes + class as usize
+    }
+
+    /// Ask for the table entry `next_port(node, dst, _)` will read (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, node: u32, dst: u32) {
+        if let Some(&class) = self.t.dest_class.get(dst as usize).filter(|&&c| self.t.attach[c as usize] != node && self.t.uniform[node as usize - self.hosts] == 0) {
+            crate::prefetch::prefetch(self.t.groups.as_ptr().wrapping_add(self.group_index(node, class)));
+        }
+    }
+
+    /// Symmetric ECMP (ns-2's multipath classifier with `symmetric_`, which
+    /// ExpressPass needs): the hash of a flow depends on the tier of the
+    /// switch, not on the switch, so a packet going back (a credit, from
+    /// the flow's receiver) takes the same choice at the same tier and, on
+    /// fabrics whose switches list their uplinks in the same order, the
+    /// flow's path in reverse.
+    pub fn symmetric(mut self, net: &Network) -> Routes {
+        self.hash_key = net.nodes.iter().map(|n| 0x7165_7200 | n.tier as u64).collect();
+        self
+    }
+
+    /// All shortest-path output ports of `node` towards host `dst`.
+    pub fn group(&self, node: u32, dst: u32) -> &[u32] {
+        if (node as usize) < self.hosts {
+            return std::slice::from_ref(&self.nics[node as usize]);
+        }
+        let g = self.entry(node, dst);
+        if g & DIRECT != 0 {
+            let p = (g & !DIRECT) as usize;
+            return &self.all_ports[p..p + 1];
+        }
+        let (off, len) = self.t.sets[g as usize];
+        &self.t.ports[off as usize..off as usize + len as usize]
+    }
+
+    /// The NIC (output port) of host `host`.
+    #[inline]
+    pub fn nic(&self, host: u32) -> u32 {
+        self.nics[host as usize]
+    }
+
+    /// Whether `next_port` uses the flow (ECMP) or not (spraying).
+    #[inline]
+    pub fn hashes_flows(&self) -> bool {
+        self.lb == LoadBalancing::Ecmp
+    }
+
+    /// The output port a packet of `flow` takes at `node` towards `dst`.
+    #[inline(always)]
+    pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
+        debug_assert!(node as usize >= self.hosts, "hosts send through their NIC, not a route");
+        let g = self.entry(node, dst);
+        if g & DIRECT != 0 {
+            return g & !DIRECT;
+        }
+        let (off, len) = self.t.sets[g as usize];
+        debug_assert!(len > 1, "no route from node {node} to host {dst}");
+        let pick = match self.lb {
+            LoadBalancing::Ecmp => self.ecmp_hash(node, flow),
+            LoadBalancing::Spray => {
+                let s = &mut self.spray_state[node as usize];
+                *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                splitmix(*s)
+            }
+            LoadBalancing::RoundRobin => {
+                // ns-2's multipath classifier (the pFabric and PIAS
+                // scripts): one counter per node, over every flow
+                let s = &mut self.spray_state[node as usize];
+                *s = s.wrapping_add(1);
+                return self.t.ports[off as usize + (*s % len as u64) as usize];
+            }
+        };
+        self.pick(off, len, pick)
+    }
+
+    /// What `next_port` will return for this packet, when that is fixed
+    /// before the packet gets there: a single next hop, or ECMP's hash.
+    /// `None` when spraying decides at the packet's turn. Changes nothing.
+    #[inline(always)]
+    pub fn fixed_port(&self, node: u32, dst: u32, flow: u32) -> Option<u32> {
+        let g = self.entry(node, dst);
+        if g & DIRECT != 0 {
+            return Some(g & !DIRECT);
+        }
+        if self.lb != LoadBalancing::Ecmp {
+            return None;
+        }
+        let (off, len) = self.t.sets[g as usize];
+        if len == 0 {
+            return None; // no route left (a fault): the packet is lost on arrival
+        }
+        Some(self.pick(off, len, self.ecmp_hash(node, flow)))
+    }
+
+    /// ECMP's hash of (flow, node): salting with the node avoids every tier
+    /// making the same choice (hash polarization).
+    #[inline(always)]
+    fn ecmp_hash(&self, node: u32, flow: u32) -> u64 {
+        splitmix(self.salt ^ ((flow as u64) << 20) ^ self.hash_key[node as usize])
+    }
+
+    /// Port `pick` of the group at `off` of `len` ports, by multiply-shift:
+    /// a uniform index in 0..len without a division.
+    #[inline(always)]
+    fn pick(&self, off: u32, len: u16, pick: u64) -> u32 {
+        let i = ((pick as u128 * len as u128) >> 64) as usize;
+        self.t.ports[off as usize + i]
+    }
+}
+
+/// The routing tables of `Routes`, for a fabric whose ports `dead` marks
+/// are left out.
+#[derive(Clone)]
+struct Tables {
+    /// Each destination host's class: the column of `groups`, the switch
+    /// it hangs off (`attach`). Four bytes a host, so the column read at
+    /// every switch hop stays in the L1 cache on 6,144 hosts (24 KB); the
+    /// switch's port to the host is its NIC's link partner (`nics[h] ^ 1`).
+    dest_class: Vec<u32>,
+    /// The switch each class hangs off.
+    attach: Vec<u32>,
+    /// Columns of `groups`: one per switch that hosts hang off.
+    classes: usize,
+    /// `groups[(switch - hosts) * classes + class]`: the output port with
+    /// `DIRECT` set when there is one next hop (one load on the hot path),
+    /// else an index into `sets`. Hosts have one route, their NIC, and are
+    /// not stored.
+    groups: Vec<u32>,
+    /// Per switch, its `groups` row when every destination not hanging
+    /// off it shares one entry (a leaf's or a rack switch's: all of them
+    /// go up), else 0, which no entry is (`sets[0]`, the empty set, is a
+    /// switch's entry only where no path is left: `reachable`). Such a row
+    /// is then never read: on 6,144 hosts the leaves' rows are 0.6 MB,
+    /// read once per packet at its first switch, a cache miss each time,
+    /// where this is 1.5 KB.
+    uniform: Vec<u32>,
+    /// Distinct next-hop sets, as (offset, len) into `ports`: the same set
+    /// serves many destinations (e.g. every remote host, seen from a leaf),
+    /// so the table stays small on large fabrics.
+    sets: Vec<(u32, u16)>,
+    ports: Vec<u32>,
+}
+
+impl Tables {
+    /// Hosts are grouped by the switch they hang off (a host has one
+    /// link): every shortest path to a host goes through that switch (hosts
+    /// are never transit), so from any other switch its next hops are those
+    /// towards its siblings, and one column of the table serves them all.
+    fn build(net: &Network, dead: &[bool]) -> Tables {
+        let alive = |p: u32| !dead.get(p as usize).copied().unwrap_or(false);
         let n = net.nodes.len();
         let hosts = net.hosts as usize;
         // a class per switch that hosts hang off, with a representative host
@@ -100,7 +277,8 @@ impl Routes {
                 }
                 for &p in &net.nodes[u as usize].ports {
                     let v = net.links[p as usize].peer as usize;
-                    if dist[v] == u32::MAX {
+                    // v reaches u by the other direction of this link
+                    if dist[v] == u32::MAX && alive(p ^ 1) {
                         dist[v] = dist[u as usize] + 1;
                         queue.push_back(v as u32);
                     }
@@ -113,7 +291,7 @@ impl Routes {
                 set.clear();
                 for &p in &net.nodes[u].ports {
                     let v = net.links[p as usize].peer as usize;
-                    if dist[v] + 1 == dist[u] && (v == dst || !net.is_host(v as u32)) {
+                    if dist[v] + 1 == dist[u] && (v == dst || !net.is_host(v as u32)) && alive(p) {
                         set.push(p);
                     }
                 }
@@ -133,151 +311,7 @@ impl Routes {
                 if others.all(|g| g == first) { first } else { 0 }
             })
             .collect();
-        Routes {
-            hosts,
-            dest_class,
-            attach,
-            classes,
-            groups,
-            uniform,
-            sets,
-            ports,
-            all_ports: (0..net.links.len() as u32).collect(),
-            nics: (0..net.hosts).map(|h| net.nic(h)).collect(),
-            lb,
-            spray_state: (0..n as u64)
-                .map(|i| if lb == LoadBalancing::RoundRobin { u64::MAX } else { splitmix(seed ^ 0x5eed_5a7a ^ i) })
-                .collect(),
-            salt: splitmix(seed ^ 0xec3f),
-            hash_key: (0..n as u64).collect(),
-        }
-    }
-
-    /// The `groups` entry of switch `node` towards host `dst`, or the port
-    /// to `dst` when `node` is the switch it hangs off.
-    #[inline(always)]
-    fn entry(&self, node: u32, dst: u32) -> u32 {
-        let class = self.dest_class[dst as usize];
-        if node == self.attach[class as usize] {
-            // the switch's port on the host's link (links are port pairs)
-            return DIRECT | (self.nics[dst as usize] ^ 1);
-        }
-        let u = self.uniform[node as usize - self.hosts];
-        if u != 0 {
-            return u;
-        }
-        self.groups[self.group_index(node, class)]
-    }
-
-    /// Where switch `node`'s entry for destination class `class` sits in
-    /// `groups`.
-    #[inline(always)]
-    fn group_index(&self, node: u32, class: u32) -> usize {
-        (node as usize - self.hosts) * self.classes + class as usize
-    }
-
-    /// Ask for the table entry `next_port(node, dst, _)` will read (a hint).
-    #[inline(always)]
-    pub fn prefetch(&self, node: u32, dst: u32) {
-        if let Some(&class) = self.dest_class.get(dst as usize).filter(|&&c| self.attach[c as usize] != node && self.uniform[node as usize - self.hosts] == 0) {
-            crate::prefetch::prefetch(self.groups.as_ptr().wrapping_add(self.group_index(node, class)));
-        }
-    }
-
-    /// Symmetric ECMP (ns-2's multipath classifier with `symmetric_`, which
-    /// ExpressPass needs): the hash of a flow depends on the tier of the
-    /// switch, not on the switch, so a packet going back (a credit, from
-    /// the flow's receiver) takes the same choice at the same tier and, on
-    /// fabrics whose switches list their uplinks in the same order, the
-    /// flow's path in reverse.
-    pub fn symmetric(mut self, net: &Network) -> Routes {
-        self.hash_key = net.nodes.iter().map(|n| 0x7165_7200 | n.tier as u64).collect();
-        self
-    }
-
-    /// All shortest-path output ports of `node` towards host `dst`.
-    pub fn group(&self, node: u32, dst: u32) -> &[u32] {
-        if (node as usize) < self.hosts {
-            return std::slice::from_ref(&self.nics[node as usize]);
-        }
-        let g = self.entry(node, dst);
-        if g & DIRECT != 0 {
-            let p = (g & !DIRECT) as usize;
-            return &self.all_ports[p..p + 1];
-        }
-        let (off, len) = self.sets[g as usize];
-        &self.ports[off as usize..off as usize + len as usize]
-    }
-
-    /// The NIC (output port) of host `host`.
-    #[inline]
-    pub fn nic(&self, host: u32) -> u32 {
-        self.nics[host as usize]
-    }
-
-    /// Whether `next_port` uses the flow (ECMP) or not (spraying).
-    #[inline]
-    pub fn hashes_flows(&self) -> bool {
-        self.lb == LoadBalancing::Ecmp
-    }
-
-    /// The output port a packet of `flow` takes at `node` towards `dst`.
-    #[inline(always)]
-    pub fn next_port(&mut self, node: u32, dst: u32, flow: u32) -> u32 {
-        debug_assert!(node as usize >= self.hosts, "hosts send through their NIC, not a route");
-        let g = self.entry(node, dst);
-        if g & DIRECT != 0 {
-            return g & !DIRECT;
-        }
-        let (off, len) = self.sets[g as usize];
-        debug_assert!(len > 1, "no route from node {node} to host {dst}");
-        let pick = match self.lb {
-            LoadBalancing::Ecmp => self.ecmp_hash(node, flow),
-            LoadBalancing::Spray => {
-                let s = &mut self.spray_state[node as usize];
-                *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                splitmix(*s)
-            }
-            LoadBalancing::RoundRobin => {
-                // ns-2's multipath classifier (the pFabric and PIAS
-                // scripts): one counter per node, over every flow
-                let s = &mut self.spray_state[node as usize];
-                *s = s.wrapping_add(1);
-                return self.ports[off as usize + (*s % len as u64) as usize];
-            }
-        };
-        self.pick(off, len, pick)
-    }
-
-    /// What `next_port` will return for this packet, when that is fixed
-    /// before the packet gets there: a single next hop, or ECMP's hash.
-    /// `None` when spraying decides at the packet's turn. Changes nothing.
-    #[inline(always)]
-    pub fn fixed_port(&self, node: u32, dst: u32, flow: u32) -> Option<u32> {
-        let g = self.entry(node, dst);
-        if g & DIRECT != 0 {
-            return Some(g & !DIRECT);
-        }
-        if self.lb != LoadBalancing::Ecmp {
-            return None;
-        }
-        let (off, len) = self.sets[g as usize];
-        Some(self.pick(off, len, self.ecmp_hash(node, flow)))
-    }
-
-    /// ECMP's hash of (flow, node): salting with the node avoids every tier
-    /// making the same choice (hash polarization).
-    #[inline(always)]
-    fn ecmp_hash(&self, node: u32, flow: u32) -> u64 {
-        splitmix(self.salt ^ ((flow as u64) << 20) ^ self.hash_key[node as usize])
-    }
-
-    /// Port `pick` of the group at `off` of `len` ports, by multiply-shift:
-    /// a uniform index in 0..len without a division.
-    #[inline(always)]
-    fn pick(&self, off: u32, len: u16, pick: u64) -> u32 {
-        let i = ((pick as u128 * len as u128) >> 64) as usize;
-        self.ports[off as usize + i]
+        Tables { dest_class, attach, classes, groups, uniform, sets, ports }
     }
 }
 
@@ -307,6 +341,42 @@ mod tests {
         assert_eq!(r.group(leaf0, 5).len(), 4); // host 5 is under leaf 2
         assert_eq!(r.group(leaf0, 1).len(), 1); // host 1 is local
         assert_eq!(r.group(0, 5).len(), 1); // a host has only its NIC
+    }
+
+    #[test]
+    fn rerouting_leaves_out_dead_ports_and_says_what_cannot_be_reached() {
+        // 3 leaves (6-8), 4 spines (9-12), 2 hosts a leaf
+        let net = leaf_spine();
+        let mut r = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        let leaf0 = 6;
+        let up = |spine: u32| net.nodes[leaf0 as usize].ports.iter().copied().find(|&p| net.links[p as usize].peer == spine).unwrap();
+        // spine 9's link to leaf 0 dies one way (leaf 0 -> spine 9)
+        let mut dead = vec![false; net.links.len()];
+        dead[up(9) as usize] = true;
+        r.reroute(&net, &dead);
+        assert_eq!(r.group(leaf0, 5).len(), 3);
+        assert!(!r.group(leaf0, 5).contains(&up(9)));
+        // the other direction still carries spine 9's traffic to leaf 0
+        assert!(r.group(9, 0).contains(&(up(9) ^ 1)));
+        for f in 0..64 {
+            assert_ne!(r.next_port(leaf0, 5, f), up(9));
+        }
+        // every uplink of leaf 0 dead: remote hosts cannot be reached from it,
+        // and no spine reaches leaf 0's hosts
+        for s in 9..13 {
+            dead[up(s) as usize] = true;
+            dead[(up(s) ^ 1) as usize] = true;
+        }
+        r.reroute(&net, &dead);
+        assert!(!r.reachable(leaf0, 5) && r.reachable(leaf0, 1));
+        assert!(!r.reachable(9, 0) && r.reachable(9, 5));
+        assert_eq!(r.fixed_port(leaf0, 5, 3), None);
+        // repaired: as built
+        r.reroute(&net, &vec![false; net.links.len()]);
+        let fresh = Routes::build(&net, LoadBalancing::Ecmp, 1);
+        for (node, dst) in [(leaf0, 5), (9, 0), (7, 0)] {
+            assert_eq!(r.group(node, dst), fresh.group(node, dst));
+        }
     }
 
     #[test]

@@ -34,6 +34,7 @@ fn status_name(s: Status) -> &'static str {
         Status::Done => "done",
         Status::Stopped => "stopped",
         Status::Stalled => "stalled",
+        Status::Deadlock => "deadlock",
     }
 }
 
@@ -66,7 +67,7 @@ impl Sim {
         let d = PyDict::new(py);
         columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
                  "finish_ps" => finish, "ideal_ps" => ideal, "retransmits" => retx, "timeouts" => timeouts,
-                 "deadline_ps" => deadline, "delivered_bytes" => delivered);
+                 "deadline_ps" => deadline, "delivered_bytes" => delivered, "fault_losses" => fault_losses);
         Ok(d)
     }
 
@@ -77,7 +78,7 @@ impl Sim {
         let d = PyDict::new(py);
         columns!(d, recs, "flow_id" => id, "src" => src, "dst" => dst, "size_bytes" => size, "start_ps" => start,
                  "ideal_ps" => ideal, "delivered_bytes" => delivered, "retransmits" => retx, "timeouts" => timeouts,
-                 "deadline_ps" => deadline);
+                 "deadline_ps" => deadline, "fault_losses" => fault_losses);
         Ok(d)
     }
 
@@ -112,7 +113,7 @@ impl Sim {
         let cons = s.conservation();
         let ports: Vec<_> = s.port_reports();
         format!(
-            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"scheme_report\":{}}}",
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"scheme_report\":{},\"faults\":{},\"deadlock\":{}}}",
             status_name(s.status()),
             s.now(),
             s.active_flows(),
@@ -122,7 +123,12 @@ impl Sim {
             to_json(&ports),
             to_json(&s.prio_losses()),
             to_json(&s.queueing_delays()),
-            to_json(&s.scheme_report().map(|(key, v)| serde_json::json!({ key: v })))
+            to_json(&s.scheme_report().map(|(key, v)| serde_json::json!({ key: v }))),
+            to_json(&s.fault_report()),
+            to_json(&s.deadlock().map(|d| serde_json::json!({
+                "since_ps": d.since,
+                "ports": d.ports.iter().map(|&p| s.port_ends(p)).collect::<Vec<_>>(),
+            })))
         )
     }
 

@@ -31,6 +31,7 @@ from . import model  # noqa: F401  (figures of a model: pFabric Fig. 22)
 from . import cs244  # noqa: F401  (the CS244 '13 student reproduction of pFabric)
 from . import bfc  # noqa: F401  (the BFC figures)
 from . import bfc_testbed  # noqa: F401  (BFC's testbed figure, on a model of the testbed)
+from . import faults  # noqa: F401  (dcsim's own figure of a spine failure, docs/faults.md)
 
 __all__ = ["COMPARISON_HEADERS", "REGISTRY", "Figure", "Mode", "Panel", "PaperBound", "compare", "comparison_rows",
            "compute", "draw", "figures_of", "get", "papers", "plot", "register", "reproduce", "reproduce_paper",

@@ -104,6 +104,23 @@ class RunFigure:
         return result, table
 
 
+def run_points(fig, out: Path, mode: str, redraw: bool = False, **run) -> tuple[Any, dict]:
+    """Run (or resume) the figure's sweep into `out` with matplotlib off
+    screen; its result and each complete point's parameters and directory
+    (`{key: (params, directory)}`), or a clear error when none completed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..results import load_points, point_dir
+    from ..runner import sweep_result
+
+    result = sweep_result(fig.sweep(mode), out, redraw=redraw, **run)
+    points = {p["point"]["key"]: (p["point"]["params"], point_dir(out, p["point"]["key"])) for p in load_points(out)}
+    if not points:
+        raise SpecError(f"{out}: no run completed")
+    return result, points
+
+
 def save(fig, out: Path, mode: str, stats: dict, table, figure, complete: int, failed: list) -> None:
     """Write a figure of named statistics (one run, or a model): its table,
     its drawing (PNG and SVG) and figure.json with each of the paper's

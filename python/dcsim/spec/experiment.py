@@ -13,6 +13,7 @@ from ..errors import SpecError, warn
 from .base import Model, field, ps
 from .messages import did_you_mean, format_error, inner_model
 from .buffer import SwitchBuffer
+from .faults import Fault, check as check_faults
 from .packets import Packets
 from ..profiles import PROFILES, apply_profile, get_profile, rename_note
 from .schemes import SCHEMES, Scheme, TcpScheme
@@ -56,6 +57,8 @@ class Spec(Model):
     run: RunOptions = Field(default_factory=RunOptions, description="run options")
     packets: Packets = Field(default_factory=Packets,
                              description="one packet size for every scheme (unset: each scheme's own)")
+    faults: list[Fault] = Field(default_factory=list, description="links and switches that fail or degrade during "
+                                "the run (`[[faults]]`, docs/faults.md)")
 
     @model_validator(mode="before")
     @classmethod
@@ -443,6 +446,7 @@ def engine_config(spec: Spec) -> dict:
         "workload": workload,
         "host_delay_ps": ps(spec.run.host_delay_us),
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
+        "deadlock_check_ps": None if spec.run.deadlock_check_us is None else ps(spec.run.deadlock_check_us),
         "fct_at": spec.run.fct_at,
         "model": model,
         "shared_buffer": shared_buffer,
@@ -450,6 +454,8 @@ def engine_config(spec: Spec) -> dict:
         "queueing_delay": spec.run.queueing_delay,
         "traffic_classes": w.traffic_classes,
         "class_scheduling": w.class_scheduling,
+        "faults": [f.engine() for f in spec.faults] if check_faults(spec) is None else [],
+        "link_errors": topo.fabric().errors if topo.kind == "file" else [],
         "sampler": None if spec.run.sample_us is None else {
             "interval_ps": ps(spec.run.sample_us),
             "ports": None if spec.run.sample_queues == "none" else spec.run.sample_queues,

@@ -248,8 +248,10 @@ class FileTopology(Model):
     of their file ids (workload.src, dst, dcsim traces and the flow tables
     use these numbers; an HPCC flow file, `workload.trace_format = "hpcc"`,
     keeps the file's ids); each has one link. Parallel links are kept as equal-cost
-    paths (the HPCC simulator keeps only the last). Bad files fail naming
-    file:line. Routing: every shortest path, per flow (ECMP) or per packet."""
+    paths (the HPCC simulator keeps only the last). A link's error rate is
+    the fraction of packets it loses each way, silently, for the whole run
+    (docs/faults.md). Bad files fail naming file:line. Routing: every
+    shortest path, per flow (ECMP) or per packet."""
 
     kind: Literal["file"] = field("file", "the topology builder")
     path: str = field("topology.txt", "the topology file; relative to the spec file")

@@ -262,6 +262,10 @@ class RunOptions(Model):
     stop_time_s: Optional[float] = field(
         None, "stop at this simulated time, finished or not (unfinished flows are kept, with no finish time)",
         gt=0)
+    deadlock_check_us: Optional[float] = field(
+        1000.0, "with PFC, look this often for switch ports paused in a cycle, each holding packets that wait for "
+        "the next: a PFC deadlock, which stops the run (status \"deadlock\") naming the ports, instead of running "
+        "to its stop time; none: never look (docs/faults.md)", gt=0)
     sample_us: Optional[float] = field(
         None, "sample every this many us: the queues of `sample_queues` (queues.parquet), with `sample_flows` "
         "each flow's progress (flow_samples.parquet) and, with shared buffers, every switch's buffer "

@@ -56,6 +56,17 @@ pub struct Config {
     /// priority between classes (App. A.3).
     #[serde(default)]
     pub class_scheduling: ClassScheduling,
+    /// Links and switches that fail or degrade during the run (`faults.rs`).
+    #[serde(default)]
+    pub faults: Vec<crate::faults::FaultConfig>,
+    /// Links that lose a fraction of their packets each way for the whole
+    /// run, `(a, b, fraction)` (a topology file's error rates).
+    #[serde(default)]
+    pub link_errors: Vec<(u32, u32, f64)>,
+    /// Look for a PFC deadlock this often (`sim/deadlock.rs`); runs with
+    /// PFC only.
+    #[serde(default)]
+    pub deadlock_check_ps: Option<u64>,
 }
 
 /// The order in which a PFC port serves its traffic classes.

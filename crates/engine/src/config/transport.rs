@@ -159,6 +159,11 @@ pub struct XpassConfig {
 /// An RDMA queue pair (the HPCC simulator's NIC model).
 #[derive(Clone, Debug, Deserialize)]
 pub struct RdmaConfig {
+    /// After a safety timeout, the packets sent again ask for an ACK and
+    /// the receiver answers even a duplicate (`schemes/rdma`): runs with
+    /// faults, whose lost ACKs would otherwise stall a flow for good.
+    #[serde(default)]
+    pub answer_duplicates: bool,
     pub mss_bytes: u32,
     pub header_bytes: u32,
     pub ack_bytes: u32,

@@ -387,6 +387,16 @@ impl Queue {
     }
 
     /// Time spent paused, up to `now`.
+    /// A PFC port that holds data it may not send (every class it holds
+    /// data of is paused): the packets it holds, which the deadlock
+    /// detector follows back to their ingress (`sim/deadlock.rs`).
+    pub fn pfc_held(&self) -> Option<impl Iterator<Item = &Hop> + '_> {
+        match self {
+            Queue::Pfc(q) if q.data_bytes() > 0 && !q.has_sendable() => Some(q.hops()),
+            _ => None,
+        }
+    }
+
     pub fn paused_ps(&self, now: Time) -> Time {
         match self {
             Queue::Pfc(q) => q.paused_ps(now),

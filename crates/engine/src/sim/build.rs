@@ -105,6 +105,30 @@ impl Simulation {
         let hop = ports.iter().map(|p| p.serialization(mtu) + p.fixed_ps()).max();
         let total_rate = ports.iter().map(|p| p.rate_bps).sum();
         let mut cal = Calendar::with_horizon(hop.unwrap_or(0), slot_bits_for(total_rate, mtu));
+        let faults = crate::faults::Faults::new(&cfg.faults, &cfg.link_errors, &net, cfg.seed, &routes)?.map(Box::new);
+        if let Some(f) = &faults {
+            if cfg.model != Model::Packets {
+                return Err("faults need the packet model: a flow-level model has no links to fail".into());
+            }
+            let cut = f.cut_off(&net);
+            if !cut.is_empty() && cfg.stop_time_ps.is_none() {
+                let few: Vec<String> = cut.iter().take(5).map(|h| h.to_string()).collect();
+                return Err(format!(
+                    "faults: faults that last the rest of the run cut host{} {}{} off from the rest of the fabric, so \
+                     flows to or from {} could never finish: give the fault an until_ms, or set run.stop_time_s",
+                    if cut.len() > 1 { "s" } else { "" },
+                    few.join(", "),
+                    if cut.len() > 5 { format!(" and {} more", cut.len() - 5) } else { String::new() },
+                    if cut.len() > 1 { "them" } else { "it" }
+                ));
+            }
+            for (i, s) in f.steps.iter().enumerate() {
+                cal.schedule(s.at, Event::Fault { step: i as u32 });
+            }
+        }
+        if let (true, Some(every)) = (has_pfc && cfg.shared_buffer.as_ref().is_some_and(|b| b.pfc), cfg.deadlock_check_ps) {
+            cal.schedule(every, Event::Fault { step: super::deadlock::CHECK });
+        }
         let next_flow = gen.next_flow();
         if let Some(f) = next_flow {
             cal.schedule(f.start, Event::FlowArrival);
@@ -163,6 +187,8 @@ impl Simulation {
             delays,
             buffers,
             buffer_samples: Vec::new(),
+            faults,
+            watch: None,
         })
     }
 }

@@ -40,7 +40,7 @@ impl Simulation {
         let ideal = self.flow_ideal(&spec);
         let deadline = self.absolute_deadline(&spec, ideal);
         let t = &self.cfg.transport;
-        let base_rtt = crate::resolve::pair_rtt(&self.net, &self.routes, spec.src, spec.dst, t.mss_bytes() as u64);
+        let base_rtt = crate::resolve::pair_rtt(&self.net, self.base_routes(), spec.src, spec.dst, t.mss_bytes() as u64);
         let new = NewFlow { spec: &spec, deadline: (deadline > 0).then_some(deadline), seed: self.cfg.seed, base_rtt };
         let (ep, opened_now) = self.nodes.hosts.new_flow(&new, t);
         self.counters.connections_opened += opened_now as u64;

@@ -6,10 +6,13 @@
 //! across flows at hosts and switches (`schemes::Nodes`), whose hooks the
 //! packet path calls at fixed points. Here: ports and links; the hosts'
 //! side (`hosts.rs`) and the pulling NIC (`nic.rs`), shared-buffer
-//! switches with PFC and self-timed ports (`switches.rs`), and what a run
-//! reports (`reports.rs`) are `impl Simulation` blocks of their own.
+//! switches with PFC and self-timed ports (`switches.rs`), faults in the
+//! fabric (`faults.rs`), and what a run reports (`reports.rs`) are `impl
+//! Simulation` blocks of their own.
 
 mod build;
+mod deadlock;
+mod faults;
 mod hosts;
 mod nic;
 mod ports;
@@ -53,6 +56,7 @@ fn record(f: &Flow<Transport>, finish: Time, cfg: &crate::config::TransportConfi
         deadline: f.deadline,
         // a flow its sender gave up (`Endpoint::terminated`) holds what arrived
         delivered: if f.ep.terminated() { f.ep.delivered_bytes(cfg) } else { f.spec.size },
+        fault_losses: 0,
     }
 }
 
@@ -67,6 +71,9 @@ pub enum Status {
     Stopped,
     /// No event left but flows unfinished (should not happen).
     Stalled,
+    /// Switch ports paused in a cycle hold the flows for good: a PFC
+    /// deadlock (`deadlock.rs`, `Simulation::deadlock`).
+    Deadlock,
 }
 
 pub struct Simulation {
@@ -128,6 +135,10 @@ pub struct Simulation {
     nic_srpt: bool,
     /// Data packets' queueing delays at switches (`queueing_delay`).
     delays: Option<QueueingDelay>,
+    /// Links and switches that fail or degrade (`faults.rs`), when any do.
+    faults: Option<Box<crate::faults::Faults>>,
+    /// What the PFC deadlock detector saw (`deadlock.rs`).
+    watch: Option<deadlock::Watch>,
 }
 
 /// `Packet::seq` of a PFC frame, which pauses one priority (traffic
@@ -186,7 +197,8 @@ impl Simulation {
             }
             let Some((t, ev)) = self.cal.pop_until(stop) else {
                 if self.cal.is_empty() {
-                    self.status = Status::Stalled;
+                    // nothing left to happen: paused ports in a cycle, if any, are why
+                    self.status = if self.deadlock_at_stall() { Status::Deadlock } else { Status::Stalled };
                 } else {
                     self.now = stop;
                     self.status = Status::Stopped;
@@ -214,6 +226,13 @@ impl Simulation {
                 Event::FlowTimer { slot, flow, timer } => self.on_flow_timer(slot, flow, timer),
                 Event::PortTimer { port, .. } => self.on_port_timer(port),
                 Event::Sample => self.on_sample(),
+                Event::Fault { step: deadlock::CHECK } => {
+                    self.on_deadlock_check();
+                    if self.status == Status::Deadlock {
+                        return self.status;
+                    }
+                }
+                Event::Fault { step } => self.on_fault(step),
             }
         }
         if self.counters.flows_finished == self.gen.total {
@@ -264,6 +283,7 @@ impl Simulation {
                     timeouts: 0,
                     deadline: self.absolute_deadline(&a.spec, a.ideal),
                     delivered: a.spec.size,
+                    fault_losses: 0,
                 });
                 self.flow_finished(t);
             }

@@ -394,7 +394,9 @@ impl Simulation {
         if due {
             self.catch_up(port, self.now);
         }
-        self.on_arrive(node, w.hop, port, hint);
+        if self.faults.is_none() || !self.lost_to_fault(port, node, &w) {
+            self.on_arrive(node, w.hop, port, hint);
+        }
         if self.hints {
             if let Some(&next) = self.ports[port as usize].wire.front() {
                 self.hint_head(port, node, next.hop);

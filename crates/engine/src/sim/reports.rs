@@ -57,7 +57,13 @@ impl Simulation {
 
     /// Take the records of flows finished since the last call.
     pub fn drain_records(&mut self) -> Vec<FlowRecord> {
-        std::mem::take(&mut self.records)
+        let mut recs = std::mem::take(&mut self.records);
+        if let Some(f) = &self.faults {
+            for r in recs.iter_mut() {
+                r.fault_losses = f.flow_losses.get(&r.id).copied().unwrap_or(0);
+            }
+        }
+        recs
     }
 
     /// The flows that have started and not finished (the receiver does not
@@ -80,6 +86,7 @@ impl Simulation {
                 retx: f.ep.retransmits(),
                 timeouts: f.ep.timeouts(),
                 deadline: f.deadline,
+                fault_losses: self.faults.as_ref().and_then(|x| x.flow_losses.get(&f.spec.id).copied()).unwrap_or(0),
             })
             .chain(self.flow_level.flows().iter().map(|a| UnfinishedRecord {
                 id: a.spec.id,
@@ -92,6 +99,7 @@ impl Simulation {
                 retx: 0,
                 timeouts: 0,
                 deadline: self.absolute_deadline(&a.spec, a.ideal),
+                fault_losses: 0,
             }))
             .collect();
         out.sort_by_key(|r| r.id);
@@ -99,17 +107,24 @@ impl Simulation {
     }
     // ---- reference values and accounting ---------------------------------
 
+    /// The routes of the fabric without faults: what a flow's ideal FCT and
+    /// base RTT are taken on (docs/faults.md).
+    pub(super) fn base_routes(&self) -> &Routes {
+        self.faults.as_ref().map_or(&self.routes, |f| &f.routes)
+    }
+
     /// The hops (rate, delay) of the path from `src` to `dst` (first
     /// equal-cost choice at each hop; in the supported topologies all
-    /// shortest paths have the same rates and delays).
+    /// shortest paths have the same rates and delays), on the fabric
+    /// without faults (their routes and rates: docs/faults.md).
     pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Time)> {
         let mut hops = Vec::with_capacity(6);
         let mut node = src;
         while node != dst {
-            let port = self.routes.group(node, dst)[0];
-            let p = &self.ports[port as usize];
-            hops.push((p.rate_bps, p.delay_ps));
-            node = p.peer;
+            let port = self.base_routes().group(node, dst)[0];
+            let l = &self.net.links[port as usize];
+            hops.push((l.rate_bps, l.delay_ps));
+            node = l.peer;
         }
         hops
     }
@@ -169,6 +184,11 @@ impl Simulation {
             dropped_bytes: self.ports.iter().map(|p| p.stats().drop_bytes).sum(),
             ..Default::default()
         };
+        if let Some(f) = &self.faults {
+            // packets the links lost, beside those the queues dropped
+            c.dropped_pkts += f.lost_pkts.iter().sum::<u64>();
+            c.dropped_bytes += f.lost_bytes.iter().sum::<u64>();
+        }
         debug_assert_eq!(
             self.pool.live() as u64,
             self.ports.iter().map(|p| p.len() as u64 + p.wire.len() as u64).sum::<u64>()
@@ -228,6 +248,33 @@ impl Simulation {
     /// scheme's module writes it (`schemes::report`).
     pub fn scheme_report(&self) -> Option<crate::schemes::Report> {
         crate::schemes::report(&self.cfg.transport, &self.nodes)
+    }
+
+    /// The nodes output port `port` joins: `[node, peer]`.
+    pub fn port_ends(&self, port: u32) -> [u32; 2] {
+        let l = &self.net.links[port as usize];
+        [l.node, l.peer]
+    }
+
+    /// What the faults did (`None` without faults): each fault's links as
+    /// `[node, peer]` output ports, packets and bytes lost by cause, and
+    /// the flows that lost any.
+    pub fn fault_report(&self) -> Option<serde_json::Value> {
+        let f = self.faults.as_ref()?;
+        let causes = |v: &[u64; 4]| -> serde_json::Map<String, serde_json::Value> {
+            crate::faults::CAUSES.iter().zip(v).map(|((_, name), &n)| (name.to_string(), n.into())).collect()
+        };
+        let links: Vec<Vec<[u32; 2]>> = f
+            .ports
+            .iter()
+            .map(|ps| ps.iter().map(|&p| self.port_ends(p)).collect())
+            .collect();
+        Some(serde_json::json!({
+            "links": links,
+            "lost_pkts": causes(&f.lost_pkts),
+            "lost_bytes": causes(&f.lost_bytes),
+            "flows_touched": f.flow_losses.len(),
+        }))
     }
 
     /// Counters with the port-level totals folded in.

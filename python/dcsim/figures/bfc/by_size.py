@@ -61,21 +61,11 @@ class BySizeFigure:
                      variants=self.variants)
 
     def reproduce(self, out: Path, mode: str, redraw: bool = False, **run):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from ...errors import SpecError
-        from ...results import load_points, point_dir
-        from ...runner import sweep_result
-        from ..single import RunData, save
+        from ..single import RunData, run_points, save
 
         out = Path(out)
-        result = sweep_result(self.sweep(mode), out, redraw=redraw, **run)
-        runs = {}
-        for p in load_points(out):
-            runs[p["point"]["params"]["variant"]] = RunData.load(point_dir(out, p["point"]["key"]))
-        if not runs:
-            raise SpecError(f"{out}: no run completed")
+        result, points = run_points(self, out, mode, redraw, **run)
+        runs = {params["variant"]: RunData.load(d) for params, d in points.values()}
         mark_incasts(runs)
         table = (self.tabulate or by_size_table)(runs)
         stats = self.stats(table, runs)

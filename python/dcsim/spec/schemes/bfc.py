@@ -65,6 +65,9 @@ class BfcScheme(RdmaFamily):
                                       "(one queue) at every port (Fig. 24)", source=BFC_A + ".7")
 
     pfc: ClassVar[bool] = False
+    no_faults: ClassVar[Optional[str]] = (
+        "its per-hop pauses do not survive a failure: a pause or resume lost on a failed link, and the counters "
+        "a switch keeps of the queues it paused upstream, are not reconciled when the link fails or comes back")
     acks_high_priority: ClassVar[bool] = True
     #: its ports serve their classes in strict priority (App. A.3)
     strict_classes_only: ClassVar[bool] = True

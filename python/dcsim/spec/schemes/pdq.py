@@ -60,6 +60,10 @@ class PdqScheme(SchemeModel):
 
     #: Its ACKs commit, at each link, what its data's path decided.
     symmetric_routing: ClassVar[bool] = True
+    no_faults: ClassVar[Optional[str]] = (
+        "its switches keep per-flow state along each flow's path, and a flow that rerouting moves can be left "
+        "paused for good (a flow that never finishes, in dcsim's tests); how PDQ handles a path that changes "
+        "is not modelled")
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         if spec.buffer.resolved_model(self) != "per_port":

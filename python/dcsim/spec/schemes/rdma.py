@@ -85,8 +85,11 @@ class RdmaFamily(SchemeModel):
         if not self.global_rtt and cc.get("kind") != "hpcc":
             raise SpecError(f"scheme.global_rtt = false sets HPCC's T and W per pair of hosts; scheme {self.name} "
                             "does not use them: leave it true")
+        from ..faults import lossy
+
         transport = {
             "kind": "rdma",
+            "answer_duplicates": lossy(spec),
             "mss_bytes": self.mss_bytes,
             "header_bytes": self.header_bytes,
             "ack_bytes": self.ack_bytes,

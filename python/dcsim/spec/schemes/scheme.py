@@ -49,6 +49,9 @@ class SchemeModel(Model):
     #: their switches and timers are `pfabric`'s and `dctcp`'s (Table 1),
     #: only their priority or weights are the PIAS paper's.
     DEFAULTS_FROM: ClassVar[Optional[str]] = None
+    #: Why its runs cannot take faults (`[[faults]]`, docs/faults.md), if
+    #: they cannot: what of its recovery dcsim does not model.
+    no_faults: ClassVar[Optional[str]] = None
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         """The engine's transport (config.rs `TransportConfig`) and ports

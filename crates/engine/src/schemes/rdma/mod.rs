@@ -19,7 +19,13 @@
 //! packet); a NACK rewinds the sender to it. The simulator has no
 //! retransmission timeout (a lost last packet would stall its flow, which
 //! PFC makes moot); here an optional safety timeout (`rto_ps`) rewinds a
-//! sender that heard nothing for that long, and counts as a timeout.
+//! sender that heard nothing for that long, and counts as a timeout. With
+//! `answer_duplicates` (runs with faults), the packets it sends again then
+//! ask for an ACK (`flags::PROBE`), which the receiver gives even for a
+//! packet it holds, as an InfiniBand responder acknowledges a duplicate
+//! request: the simulator's receiver ignores duplicates, so a last ACK
+//! lost on a failed link would otherwise leave the sender resending
+//! forever. Without faults nothing changes (results as the simulator's).
 
 pub mod cc;
 pub mod srf;
@@ -60,6 +66,9 @@ pub struct RdmaFlow {
     pub timeouts: u32,
     /// Highest packet ever sent + 1 (what is a retransmission).
     high: u32,
+    /// Packets below this, sent again after a timeout, ask the receiver
+    /// for an ACK even if it holds them (`flags::PROBE`).
+    probe_below: u32,
     /// Packets dropped in the network, to send again first (perfect
     /// retransmission).
     resend: std::collections::VecDeque<u32>,
@@ -93,6 +102,7 @@ impl RdmaFlow {
             retx: 0,
             timeouts: 0,
             high: 0,
+            probe_below: 0,
             resend: Default::default(),
             expected: 0,
             last_nack: u32::MAX,
@@ -165,7 +175,8 @@ impl RdmaFlow {
         if self.rto_deadline.is_none() {
             self.rto_deadline = cfg.rto_ps.map(|r| now + r);
         }
-        Poll::Send(Segment { seq, size, flags: flags::ECT, prio: 0, kind: Kind::Data })
+        let probe = if seq < self.probe_below { flags::PROBE } else { 0 };
+        Poll::Send(Segment { seq, size, flags: flags::ECT | probe, prio: 0, kind: Kind::Data })
     }
 
     /// The receiver takes a data packet: an ACK of the next expected packet
@@ -195,6 +206,9 @@ impl RdmaFlow {
             self.nack_after = now + cfg.nack_interval_ps;
             self.last_nack = self.expected;
             true
+        } else if data.has(flags::PROBE) {
+            // a duplicate sent again after a timeout: acknowledge what is held
+            false
         } else {
             return None;
         };
@@ -243,6 +257,9 @@ impl RdmaFlow {
             self.law.on_timeout();
             // going back covers the packets known lost too
             self.resend.clear();
+            if cfg.answer_duplicates {
+                self.probe_below = self.high;
+            }
             self.snd_nxt = self.snd_una;
             self.pacing.next_avail = now;
             self.rto_deadline = None;
