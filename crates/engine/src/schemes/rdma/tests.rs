@@ -40,6 +40,7 @@ impl RdmaFlow {
 
 fn cfg(cc: RdmaCc, window: Option<u64>) -> RdmaConfig {
     RdmaConfig {
+        answer_duplicates: false,
         mss_bytes: 1000,
         header_bytes: 48,
         ack_bytes: 60,
@@ -155,6 +156,31 @@ fn perfect_retransmission_resends_only_the_lost_packet() {
         _ => None,
     }).collect();
     assert_eq!(sent, vec![0, 1, 2]);
+}
+
+#[test]
+fn with_faults_a_duplicate_sent_after_a_timeout_is_acknowledged() {
+    // the receiver holds all 3 packets and its last ACK was lost: the
+    // sender times out and sends packet 0 again, asking for an ACK; the
+    // receiver answers with what it holds (as the simulator's would not)
+    for answer in [false, true] {
+        let c = RdmaConfig { rto_ps: Some(1000), answer_duplicates: answer, ..cfg(RdmaCc::None, None) };
+        let mut tx = RdmaFlow::new(&spec(3000), &c);
+        let mut rx = RdmaFlow::new(&spec(3000), &c);
+        for seq in 0..3 {
+            tx.pacing.next_avail = 0;
+            let Poll::Send(s) = tx.poll(0, &c) else { panic!() };
+            assert_eq!((s.seq, s.flags & flags::PROBE), (seq, 0));
+            assert!(rx.on_data(10, &data(seq), &c).is_some());
+        }
+        tx.on_timer(1000, timer::RTO, &c);
+        tx.pacing.next_avail = 0;
+        let Poll::Send(again) = tx.poll(1000, &c) else { panic!() };
+        assert_eq!(again.seq, 0);
+        assert_eq!(again.flags & flags::PROBE != 0, answer);
+        let reply = rx.on_data(1010, &Packet { seq: 0, flags: again.flags, ..data(0) }, &c);
+        assert_eq!(reply.map(|a| a.seq), answer.then_some(3), "the ACK names everything held");
+    }
 }
 
 #[test]
