@@ -18,6 +18,7 @@ from dcsim.results import load_points, point_dir
 from dcsim.runner import run_sweep
 from dcsim.sweep import Sweep
 from dcsim.figures.bfc import BySizeFigure
+from dcsim.figures.faults import FaultFigure
 from dcsim.figures.model import ModelFigure
 from dcsim.figures.single import RunFigure
 
@@ -40,6 +41,12 @@ def test_registered_figures_have_valid_sweeps():
             assert len(fig.sweep("quick").points()) == len(fig.sweep("full").points()) == 1
             continue
         if isinstance(fig, ModelFigure):  # no simulation
+            continue
+        if isinstance(fig, FaultFigure):  # every scheme with each load balancing, the failure in the run
+            for mode in ("quick", "full"):
+                points = fig.sweep(mode).points()
+                assert len(points) == 8 and all(p.spec.workload.flows == fig.mode(mode).flows for p in points)
+                assert all(p.spec.faults[0].until_ms == fig.mode(mode).repair_ms for p in points)
             continue
         if isinstance(fig, BySizeFigure):  # every scheme at one load
             for mode in ("quick", "full"):
@@ -65,7 +72,7 @@ def test_list_and_unknown_figure():
     r = cli("list", "figures")
     assert r.returncode == 0 and "pfabric-fig7-9" in r.stdout
     assert "pias-fig6" not in r.stdout  # listed as their groups only
-    assert "papers: bfc, cs244, pfabric, pias (`dcsim reproduce PAPER`" in r.stdout
+    assert "papers: bfc, cs244, dcsim, pfabric, pias (`dcsim reproduce PAPER`" in r.stdout
     r = cli("reproduce", "fig99", "--out", "/tmp/never")
     assert r.returncode == 2 and "unknown figure 'fig99'" in r.stderr
     r = cli("reproduce", "bfc-fig11", "--out", "/tmp/never")

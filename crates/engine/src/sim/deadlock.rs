@@ -53,9 +53,10 @@ impl Simulation {
     pub(super) fn on_deadlock_check(&mut self) {
         self.counters.events -= 1;
         let cycle = self.paused_cycle();
-        if self.cal.is_empty() {
-            // nothing else will ever happen: a cycle now is a deadlock now,
-            // and without one the run has stalled (no check is left either)
+        if self.cal.len() <= self.cfg.sampler.is_some() as usize {
+            // nothing else will ever happen (a sample aside, which stops
+            // itself then too): a cycle now is a deadlock now, and without
+            // one the run has stalled (no check is left either)
             if let Some(ports) = cycle {
                 let mut watch = self.watch.take().unwrap_or_default();
                 let seen = same_ports(&watch.cycle, &ports);
@@ -90,11 +91,16 @@ impl Simulation {
         }
     }
 
+    /// Whether the run looks for deadlocks (PFC on, checks not turned off).
+    pub(super) fn checks_deadlock(&self) -> bool {
+        self.has_pfc && self.cfg.shared_buffer.as_ref().is_some_and(|b| b.pfc) && self.cfg.deadlock_check_ps.is_some()
+    }
+
     /// The run has nothing left to do with flows unfinished: a cycle of
     /// held ports, if there is one, is a deadlock from now (when checks are
     /// on and the fabric has PFC).
     pub(super) fn deadlock_at_stall(&mut self) -> bool {
-        if !self.has_pfc || self.cfg.deadlock_check_ps.is_none() {
+        if !self.checks_deadlock() {
             return false;
         }
         let Some(ports) = self.paused_cycle() else { return false };

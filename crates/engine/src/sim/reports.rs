@@ -33,9 +33,10 @@ impl Simulation {
             self.flow_samples.extend(active);
         }
         // sample again while flows remain and something else can happen:
-        // with nothing else in the calendar the run has stalled, and a
-        // sampler rescheduling itself would keep it running for ever
-        if self.counters.flows_finished < self.gen.total && !self.cal.is_empty() {
+        // with nothing else in the calendar (the deadlock check aside) the
+        // run has stalled, and a sampler rescheduling itself would keep it
+        // running for ever
+        if self.counters.flows_finished < self.gen.total && self.cal.len() > self.checks_deadlock() as usize {
             self.cal.schedule(now + sampler.interval_ps, Event::Sample);
         }
     }
