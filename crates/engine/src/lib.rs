@@ -34,6 +34,7 @@ pub mod fair_share;
 pub mod flow_level;
 pub mod flows;
 pub mod ideal;
+pub mod idle;
 pub mod metrics;
 pub mod nic;
 pub mod packet;

@@ -202,6 +202,23 @@ pub struct Counters {
     pub pfc_bytes: u64,
 }
 
+/// How finished flows compare with their ideal FCT and with what no flow
+/// can beat (`sim/reports.rs`, `idle.rs`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct IdealCheck {
+    /// Finished flows checked (a flow its sender gave up is not).
+    pub flows: u64,
+    /// Flows faster than their ideal FCT (slowdown below 1), and the
+    /// lowest slowdown among them: possible only where packets are
+    /// sprayed over several paths.
+    pub below_ideal: u64,
+    pub min_slowdown: Option<f64>,
+    /// Flows faster than their lower bound: none may be (an engine bug).
+    pub below_bound: u64,
+    /// Packets of a flow may take different paths (spraying).
+    pub multipath: bool,
+}
+
 /// End-of-run packet and byte accounting.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Conservation {

@@ -113,7 +113,7 @@ impl Sim {
         let cons = s.conservation();
         let ports: Vec<_> = s.port_reports();
         format!(
-            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"scheme_report\":{},\"faults\":{},\"deadlock\":{}}}",
+            "{{\"status\":\"{}\",\"sim_time_ps\":{},\"active_flows\":{},\"counters\":{},\"conservation\":{},\"conservation_holds\":{},\"ports\":{},\"prio_losses\":{},\"queueing_delay\":{},\"scheme_report\":{},\"faults\":{},\"deadlock\":{},\"ideal_check\":{}}}",
             status_name(s.status()),
             s.now(),
             s.active_flows(),
@@ -128,13 +128,9 @@ impl Sim {
             to_json(&s.deadlock().map(|d| serde_json::json!({
                 "since_ps": d.since,
                 "ports": d.ports.iter().map(|&p| s.port_ends(p)).collect::<Vec<_>>(),
-            })))
+            }))),
+            to_json(&s.ideal_report())
         )
-    }
-
-    /// Ideal (idle-network) FCT in picoseconds, for checks.
-    fn ideal_fct(&self, src: u32, dst: u32, wire_bytes: u64, pkt_bytes: u64) -> u64 {
-        self.inner.ideal_fct(src, dst, wire_bytes, pkt_bytes)
     }
 
     /// The (rate_bps, delay_ps) hops of the path from `src` to `dst`.

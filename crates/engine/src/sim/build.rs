@@ -166,6 +166,8 @@ impl Simulation {
             nodes,
             replies: Vec::new(),
             records: Vec::new(),
+            ideal_check: Default::default(),
+            stage_cache: Default::default(),
             counters: Counters::default(),
             segs: Vec::with_capacity(64),
             status: Status::Running,

@@ -27,7 +27,7 @@ use crate::ideal::{Active, Ideal};
 use crate::event::{slot_bits_for, Calendar, Event};
 use crate::nic::{Nic, NicState};
 use crate::metrics::{
-    delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, PortReport, PrioCounts, PrioLosses,
+    delay_subset, BufferSample, Conservation, Counters, DelayReport, FlowRecord, FlowSample, IdealCheck, PortReport, PrioCounts, PrioLosses,
     QueueSample, QueueingDelay, UnfinishedRecord,
 };
 use crate::packet::{Kind, Packet, PacketId, Pool, LINK_LOCAL};
@@ -95,6 +95,10 @@ pub struct Simulation {
     /// Packets a hook asks the hosts to send (reused between calls).
     replies: Vec<Packet>,
     records: Vec<FlowRecord>,
+    /// Finished flows against their ideal FCTs and bounds (`reports.rs`),
+    /// and the stages of the paths between hosts that the bounds use.
+    ideal_check: IdealCheck,
+    stage_cache: std::collections::HashMap<(u32, u32), Vec<crate::idle::Stage>>,
     counters: Counters,
     segs: Vec<Segment>,
     status: Status,

@@ -3,6 +3,7 @@
 //! packets and bytes, and the ports' statistics.
 
 use super::*;
+use crate::idle::{self, Packets, Stage};
 
 impl Simulation {
     /// Record the sampled ports' queues and the active flows' progress;
@@ -59,6 +60,7 @@ impl Simulation {
     /// Take the records of flows finished since the last call.
     pub fn drain_records(&mut self) -> Vec<FlowRecord> {
         let mut recs = std::mem::take(&mut self.records);
+        self.check_against_ideal(&recs);
         if let Some(f) = &self.faults {
             for r in recs.iter_mut() {
                 r.fault_losses = f.flow_losses.get(&r.id).copied().unwrap_or(0);
@@ -115,54 +117,151 @@ impl Simulation {
     }
 
     /// The hops (rate, delay) of the path from `src` to `dst` (first
-    /// equal-cost choice at each hop; in the supported topologies all
-    /// shortest paths have the same rates and delays), on the fabric
-    /// without faults (their routes and rates: docs/faults.md).
+    /// equal-cost choice at each hop), on the fabric without faults (their
+    /// routes and rates: docs/faults.md).
     pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Time)> {
+        self.walk(src, dst, |node| self.base_routes().group(node, dst)[0])
+    }
+
+    /// The hops of the path a flow's packets take when routing fixes it
+    /// per flow (ECMP's hash of the flow, on the routes without faults);
+    /// with spraying, the first equal-cost choice (`path`).
+    fn flow_path(&self, spec: &FlowSpec) -> Vec<(u64, Time)> {
+        let r = self.base_routes();
+        self.walk(spec.src, spec.dst, |node| {
+            if node < self.net.hosts {
+                return r.nic(node);
+            }
+            r.fixed_port(node, spec.dst, spec.id).unwrap_or_else(|| r.group(node, spec.dst)[0])
+        })
+    }
+
+    fn walk(&self, src: u32, dst: u32, mut port_at: impl FnMut(u32) -> u32) -> Vec<(u64, Time)> {
         let mut hops = Vec::with_capacity(6);
         let mut node = src;
         while node != dst {
-            let port = self.base_routes().group(node, dst)[0];
-            let l = &self.net.links[port as usize];
+            let l = &self.net.links[port_at(node) as usize];
             hops.push((l.rate_bps, l.delay_ps));
             node = l.peer;
         }
         hops
     }
 
-    /// The FCT of a flow alone on the idle network (DESIGN.md "Normalized
-    /// FCT"): its wire bytes serialized at the bottleneck, plus propagation
-    /// on every hop, plus store-and-forward of one full packet on every hop
-    /// but the bottleneck, plus the receiving host's processing delay. This
-    /// is exactly what a flow with an unlimited window achieves when the
-    /// first bottleneck hop is the first hop.
-    pub fn ideal_fct(&self, src: u32, dst: u32, wire_bytes: u64, pkt_bytes: u64) -> Time {
-        let hops = self.path(src, dst);
-        let (b, &(rb, _)) = hops.iter().enumerate().min_by_key(|(_, h)| h.0).expect("src != dst");
-        let mut t = serialization(wire_bytes, rb) + self.cfg.host_delay_ps;
-        for (i, &(rate, delay)) in hops.iter().enumerate() {
-            t += delay;
-            if i != b {
-                t += serialization(pkt_bytes, rate);
+    /// The stages of every shortest path from `src` to `dst` on the fabric
+    /// without faults (`idle::Stage`): the links leaving the nodes at each
+    /// distance from `src` towards `dst`.
+    fn stages(&self, src: u32, dst: u32) -> Vec<Stage> {
+        let r = self.base_routes();
+        let mut out = Vec::with_capacity(6);
+        let mut layer = vec![src];
+        while layer != [dst] {
+            let mut next: Vec<u32> = Vec::new();
+            let mut st = Stage { rate_bps: 0, capacity_bps: 0, delay: Time::MAX };
+            for &node in &layer {
+                for &port in r.group(node, dst) {
+                    let l = &self.net.links[port as usize];
+                    st.rate_bps = st.rate_bps.max(l.rate_bps);
+                    st.capacity_bps = st.capacity_bps.saturating_add(l.rate_bps);
+                    st.delay = st.delay.min(l.delay_ps);
+                    next.push(l.peer);
+                }
             }
+            next.sort_unstable();
+            next.dedup();
+            out.push(st);
+            layer = next;
         }
-        t
+        out
+    }
+
+    /// A flow's packets (`idle::Packets`).
+    fn packets(&self, size: u64) -> Packets {
+        let t = &self.cfg.transport;
+        Packets::of(size, t.mss_bytes() as u64, t.header_bytes() as u64)
+    }
+
+    /// The FCT of a flow alone on the idle network, on its own path
+    /// (`idle::path_fct`), plus the receiving host's processing delay.
+    /// pFabric's "ideal" FCT, the papers' normalizer (DESIGN.md,
+    /// "Normalized FCT"): on their fabrics, whose first and last hops are
+    /// the slowest, it is the wire bytes at the bottleneck plus one full
+    /// packet's store-and-forward on every other hop, and that formula's
+    /// value is kept to the picosecond there (`idle::papers_fct`).
+    pub fn ideal_fct(&self, spec: &FlowSpec) -> Time {
+        let hops = self.flow_path(spec);
+        let p = self.packets(spec.size);
+        let exact = idle::path_fct(&hops, p);
+        let papers = idle::papers_fct(&hops, p);
+        // the same value but for rounding (a picosecond per serialization)
+        let same = exact.abs_diff(papers) <= hops.len() as Time + 3;
+        (if same { papers } else { exact }) + self.cfg.host_delay_ps
     }
 
     /// A flow's FCT alone on the idle network, ending where flows end
     /// (`FctAt`).
     pub(super) fn flow_ideal(&self, spec: &FlowSpec) -> Time {
-        let t = &self.cfg.transport;
-        let (mss, hdr) = (t.mss_bytes() as u64, t.header_bytes() as u64);
-        let wire = spec.size + spec.size.div_ceil(mss) * hdr;
-        let first_pkt = spec.size.min(mss) + hdr;
-        let mut ideal = self.ideal_fct(spec.src, spec.dst, wire, first_pkt);
+        let mut ideal = self.ideal_fct(spec);
         // (one-way transports acknowledge nothing: their messages end at
         // the receiver)
-        if self.cfg.fct_at == FctAt::Sender && !self.cfg.transport.one_way() {
+        if self.acked_at_sender() {
             ideal += self.ack_latency(spec.dst, spec.src);
         }
         ideal
+    }
+
+    fn acked_at_sender(&self) -> bool {
+        self.cfg.fct_at == FctAt::Sender && !self.cfg.transport.one_way()
+    }
+
+    /// What no flow's FCT can beat, whatever paths its packets take: its
+    /// ideal FCT where routing keeps a flow on one path; where packets are
+    /// sprayed, `idle::multipath_bound` over the stages of all its
+    /// shortest paths (they may overtake one another, and cross a slow
+    /// core on several links at once), plus the host delay and the
+    /// fastest ACK back.
+    fn fct_bound(&mut self, r: &FlowRecord) -> Time {
+        if self.routes.hashes_flows() {
+            return r.ideal;
+        }
+        let p = self.packets(r.size);
+        let mut t = idle::multipath_bound(self.cached_stages(r.src, r.dst), p) + self.cfg.host_delay_ps;
+        if self.acked_at_sender() {
+            let ack = self.cfg.transport.ack_bytes() as u64;
+            let back = self.cached_stages(r.dst, r.src);
+            t += back.iter().map(|s| serialization(ack, s.rate_bps) + s.delay).sum::<Time>() + self.cfg.host_delay_ps;
+        }
+        t
+    }
+
+    fn cached_stages(&mut self, src: u32, dst: u32) -> &[Stage] {
+        if !self.stage_cache.contains_key(&(src, dst)) {
+            let s = self.stages(src, dst);
+            self.stage_cache.insert((src, dst), s);
+        }
+        &self.stage_cache[&(src, dst)]
+    }
+
+    /// Count the finished flows that beat their ideal FCT (only sprayed
+    /// packets can) or their bound (none may: a bug).
+    fn check_against_ideal(&mut self, recs: &[FlowRecord]) {
+        for r in recs.iter().filter(|r| r.delivered == r.size) {
+            let fct = r.finish - r.start;
+            let c = &mut self.ideal_check;
+            c.flows += 1;
+            if fct < r.ideal {
+                c.below_ideal += 1;
+                let x = fct as f64 / r.ideal as f64;
+                c.min_slowdown = Some(c.min_slowdown.map_or(x, |m: f64| m.min(x)));
+            }
+            if fct < self.fct_bound(r) {
+                self.ideal_check.below_bound += 1;
+            }
+        }
+    }
+
+    /// How the finished flows compare with their ideal FCTs and bounds.
+    pub fn ideal_report(&self) -> IdealCheck {
+        IdealCheck { multipath: !self.routes.hashes_flows(), ..self.ideal_check }
     }
 
     /// The time an acknowledgement takes from `from` back to `to` on the
