@@ -160,3 +160,17 @@ def test_on_the_papers_fabric_sprayed_flows_beat_the_ideal_by_under_2_percent():
     summary = simulate.run_all(spec).summary
     assert summary["below_ideal"]["flows"] == 63 and 0.984 < summary["below_ideal"]["min_slowdown"] < 0.985
     assert summary["fct_bound_holds"]
+
+
+@pytest.mark.parametrize("topology, message", [
+    # fuzz case 1037 (seed 1): 6.4 billion hosts ran the engine out of memory before its own check
+    ({"kind": "leaf_spine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2147483646},
+     r"^topology: 6,442,450,938 hosts; at most 65,535 are supported$"),
+    ({"kind": "clos", "pods": 100}, r"^topology: 76,800 hosts; at most 65,535"),
+    ({"kind": "leaf_spine", "leaves": 3, "spines": 2**30},
+     r"^topology: 3,221,225,520 links would need about 6,597.1 GB of memory \(about 2,048 B a link\); "
+     r"this machine has [\d,.]+ GB$"),
+])
+def test_a_fabric_too_large_to_hold_is_refused_before_it_is_built(topology, message):
+    with pytest.raises(SpecError, match=message):
+        spec_from_dict({"topology": topology})

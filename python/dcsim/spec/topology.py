@@ -8,8 +8,37 @@ from .base import Model, bps, field, ps
 
 PFABRIC_51 = "pFabric §5.1 and its ns-2 scripts (docs/sources.md §1)"
 
+#: the engine numbers hosts in 16 bits of a packet
+MAX_HOSTS = 65535
+#: what a link costs the engine, both ways (its two ports, their queues and
+#: statistics): about 2 KB, measured building leaf-spines of 60,000 links
+LINK_BYTES = 2048
 
-class StarTopology(Model):
+
+def _memory_bytes() -> int:
+    import os
+
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+class Fabric(Model):
+    """What every generated topology checks: a size the engine can hold,
+    refused before anything is built (issue 52: the fuzzer's 6.4 billion
+    hosts ran the engine out of memory before its own check)."""
+
+    @model_validator(mode="after")
+    def _size(self):
+        hosts = self.host_count()
+        if hosts > MAX_HOSTS:
+            raise ValueError(f"{hosts:,} hosts; at most {MAX_HOSTS:,} are supported")
+        need, have = self.links() * LINK_BYTES, _memory_bytes()
+        if need > have:
+            raise ValueError(f"{self.links():,} links would need about {need / 1e9:,.1f} GB of memory (about "
+                             f"{LINK_BYTES:,} B a link); this machine has {have / 1e9:,.1f} GB")
+        return self
+
+
+class StarTopology(Fabric):
     """N hosts on one switch: one queue per host link, the simplest place to
     check a scheme against queueing theory or to run an incast."""
 
@@ -25,6 +54,9 @@ class StarTopology(Model):
     def host_count(self) -> int:
         return self.hosts
 
+    def links(self) -> int:
+        return self.hosts
+
     def host_rate_bps(self) -> int:
         return bps(self.rate_gbps)
 
@@ -35,7 +67,7 @@ class StarTopology(Model):
         return None
 
 
-class LeafSpineTopology(Model):
+class LeafSpineTopology(Fabric):
     """Two-tier leaf-spine: every leaf connects to every spine. Defaults:
     pFabric §5.1 (9 leaves x 16 hosts at 10 Gb/s, 4 spines, 40 Gb/s
     uplinks). Host links carry 2.5 us of host delay on top of 0.2 us
@@ -69,6 +101,9 @@ class LeafSpineTopology(Model):
 
     def host_count(self) -> int:
         return self.leaves * self.hosts_per_leaf
+
+    def links(self) -> int:
+        return self.leaves * (self.hosts_per_leaf + self.spines)
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
@@ -107,7 +142,7 @@ class OversubscribedLeafSpineTopology(LeafSpineTopology):
         return self.hosts_per_leaf * self.host_rate_gbps / (self.spines * self.oversubscription)
 
 
-class FatTreeTopology(Model):
+class FatTreeTopology(Fabric):
     """k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
     and k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts."""
 
@@ -138,6 +173,9 @@ class FatTreeTopology(Model):
     def host_count(self) -> int:
         return self.k**3 // 4
 
+    def links(self) -> int:
+        return 3 * self.k**3 // 4  # hosts, edge-aggregation, aggregation-core
+
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
 
@@ -153,7 +191,7 @@ PARSIMON = ("Parsimon (NSDI'23) §6, its cluster as parsimon-eval builds it (dha
             "workload/topologies/cluster_b.dhall)")
 
 
-class ClosTopology(Model):
+class ClosTopology(Fabric):
     """Three-tier Clos: pods of racks (a ToR and its hosts), a layer of
     aggregation switches per pod that every ToR of the pod connects to,
     and planes of core switches, one per aggregation switch of a pod
@@ -226,6 +264,10 @@ class ClosTopology(Model):
 
     def host_count(self) -> int:
         return self.pods * self.racks_per_pod * self.hosts_per_rack
+
+    def links(self) -> int:
+        return self.pods * (self.racks_per_pod * (self.hosts_per_rack + self.aggs_per_pod)
+                            + self.aggs_per_pod * self.cores())
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
