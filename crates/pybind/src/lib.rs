@@ -2,6 +2,7 @@
 //! Python layer resolves, run it in slices (releasing the GIL), and hand
 //! back finished-flow records as columns. No simulation logic lives here.
 
+use dcsim_engine::workload::FlowSpec;
 use dcsim_engine::{config_from_json, Simulation, Status};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -133,6 +134,36 @@ impl Sim {
         )
     }
 
+    /// The output ports of each flow's path (`Simulation::flow_ports`), as
+    /// (offsets, ports): flow i's are ports[offsets[i]..offsets[i + 1]].
+    fn flow_ports(&self, src: Vec<u32>, dst: Vec<u32>, ids: Vec<u32>) -> (Vec<u64>, Vec<u32>) {
+        let (mut offsets, mut ports) = (vec![0u64], Vec::new());
+        for ((s, d), id) in src.into_iter().zip(dst).zip(ids) {
+            let spec = FlowSpec { id, start: 0, src: s, dst: d, size: 1, deadline_draw: None };
+            ports.extend(self.inner.flow_ports(&spec));
+            offsets.push(ports.len() as u64);
+        }
+        (offsets, ports)
+    }
+
+    /// Each flow's ideal FCT in picoseconds (`Simulation::flow_ideal`).
+    fn flow_ideals(&self, src: Vec<u32>, dst: Vec<u32>, ids: Vec<u32>, sizes: Vec<u64>) -> Vec<u64> {
+        let it = src.into_iter().zip(dst).zip(ids).zip(sizes);
+        it.map(|(((s, d), id), size)| {
+            self.inner.flow_ideal(&FlowSpec { id, start: 0, src: s, dst: d, size, deadline_draw: None })
+        })
+        .collect()
+    }
+
+    /// Every output port, as a dict of columns: node, peer, rate_bps,
+    /// delay_ps (port i is row i).
+    fn links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let links = self.inner.links();
+        let d = PyDict::new(py);
+        columns!(d, links, "node" => node, "peer" => peer, "rate_bps" => rate_bps, "delay_ps" => delay_ps);
+        Ok(d)
+    }
+
     /// The (rate_bps, delay_ps) hops of the path from `src` to `dst`.
     fn path(&self, src: u32, dst: u32) -> Vec<(u64, u64)> {
         self.inner.path(src, dst)
@@ -154,7 +185,7 @@ fn sample_flows<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, 
     let mut gen = dcsim_engine::workload::FlowGen::new(&cfg.workload, hosts, cfg.seed).map_err(PyValueError::new_err)?;
     let flows: Vec<_> = std::iter::from_fn(|| gen.next_flow()).collect();
     let d = PyDict::new(py);
-    columns!(d, flows, "start_ps" => start, "src" => src, "dst" => dst, "size_bytes" => size);
+    columns!(d, flows, "flow_id" => id, "start_ps" => start, "src" => src, "dst" => dst, "size_bytes" => size);
     d.set_item("deadline_draw_ps", flows.iter().map(|f| f.deadline_draw.map_or(-1, |t| t as i64)).collect::<Vec<_>>())?;
     Ok(d)
 }

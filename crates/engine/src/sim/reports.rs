@@ -120,13 +120,13 @@ impl Simulation {
     /// equal-cost choice at each hop), on the fabric without faults (their
     /// routes and rates: docs/faults.md).
     pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Time)> {
-        self.walk(src, dst, |node| self.base_routes().group(node, dst)[0])
+        self.hops(&self.walk(src, dst, |node| self.base_routes().group(node, dst)[0]))
     }
 
-    /// The hops of the path a flow's packets take when routing fixes it
+    /// The output ports a flow's packets take when routing fixes its path
     /// per flow (ECMP's hash of the flow, on the routes without faults);
-    /// with spraying, the first equal-cost choice (`path`).
-    fn flow_path(&self, spec: &FlowSpec) -> Vec<(u64, Time)> {
+    /// with spraying, the first equal-cost choice at each hop (as `path`).
+    pub fn flow_ports(&self, spec: &FlowSpec) -> Vec<u32> {
         let r = self.base_routes();
         self.walk(spec.src, spec.dst, |node| {
             if node < self.net.hosts {
@@ -136,15 +136,24 @@ impl Simulation {
         })
     }
 
-    fn walk(&self, src: u32, dst: u32, mut port_at: impl FnMut(u32) -> u32) -> Vec<(u64, Time)> {
-        let mut hops = Vec::with_capacity(6);
+    fn walk(&self, src: u32, dst: u32, mut port_at: impl FnMut(u32) -> u32) -> Vec<u32> {
+        let mut ports = Vec::with_capacity(6);
         let mut node = src;
         while node != dst {
-            let l = &self.net.links[port_at(node) as usize];
-            hops.push((l.rate_bps, l.delay_ps));
-            node = l.peer;
+            let port = port_at(node);
+            ports.push(port);
+            node = self.net.links[port as usize].peer;
         }
-        hops
+        ports
+    }
+
+    fn hops(&self, ports: &[u32]) -> Vec<(u64, Time)> {
+        ports.iter().map(|&p| (self.net.links[p as usize].rate_bps, self.net.links[p as usize].delay_ps)).collect()
+    }
+
+    /// Every output port: (node, peer, rate, delay), in port order.
+    pub fn links(&self) -> &[crate::topology::LinkEnd] {
+        &self.net.links
     }
 
     /// The stages of every shortest path from `src` to `dst` on the fabric
@@ -182,13 +191,13 @@ impl Simulation {
 
     /// The FCT of a flow alone on the idle network, on its own path
     /// (`idle::path_fct`), plus the receiving host's processing delay.
-    /// pFabric's "ideal" FCT, the papers' normalizer (DESIGN.md,
+    /// The papers' "ideal" FCT, their normalizer (DESIGN.md,
     /// "Normalized FCT"): on their fabrics, whose first and last hops are
     /// the slowest, it is the wire bytes at the bottleneck plus one full
     /// packet's store-and-forward on every other hop, and that formula's
     /// value is kept to the picosecond there (`idle::papers_fct`).
     pub fn ideal_fct(&self, spec: &FlowSpec) -> Time {
-        let hops = self.flow_path(spec);
+        let hops = self.hops(&self.flow_ports(spec));
         let p = self.packets(spec.size);
         let exact = idle::path_fct(&hops, p);
         let papers = idle::papers_fct(&hops, p);
@@ -199,7 +208,7 @@ impl Simulation {
 
     /// A flow's FCT alone on the idle network, ending where flows end
     /// (`FctAt`).
-    pub(super) fn flow_ideal(&self, spec: &FlowSpec) -> Time {
+    pub fn flow_ideal(&self, spec: &FlowSpec) -> Time {
         let mut ideal = self.ideal_fct(spec);
         // (one-way transports acknowledge nothing: their messages end at
         // the receiver)
