@@ -54,6 +54,11 @@ def headline(summary: dict) -> str:
     # a sweep's point: the grid's values it was run with
     params = summary.get("point", {}).get("params")
     at = f" [{', '.join(f'{k}={v}' for k, v in params.items())}]" if params else ""
+    if summary.get("estimated"):
+        # `dcsim estimate`: no run to time, links simulated on their own
+        e = summary["estimate"]
+        return (f"{summary['name']}{at}: {flows}, estimated ({e['links_simulated']:,} of {e['links_shared']:,} "
+                f"shared links simulated) in {summary['wall_time_s']:.2f} s")
     return (f"{summary['name']}{at}: {flows}, {summary['sim_time_s'] * 1e3:.2f} ms simulated "
             f"in {summary['wall_time_s']:.2f} s{speed}")
 

@@ -65,6 +65,8 @@ class BfcScheme(RdmaFamily):
                                       "(one queue) at every port (Fig. 24)", source=BFC_A + ".7")
 
     pfc: ClassVar[bool] = False
+    not_per_link: ClassVar[Optional[str]] = (
+        "its per-hop pauses carry congestion from each link to the one before it")
     no_faults: ClassVar[Optional[str]] = (
         "its per-hop pauses do not survive a failure: a pause or resume lost on a failed link, and the counters "
         "a switch keeps of the queues it paused upstream, are not reconciled when the link fails or comes back")

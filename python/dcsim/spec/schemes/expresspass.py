@@ -65,6 +65,9 @@ class ExpressPassScheme(SchemeModel):
                                   "(1538 B frames)", source=NS2, ge=0, le=1000)
 
     #: Its credits go back along its data's path (symmetric ECMP).
+    not_per_link: ClassVar[Optional[str]] = (
+        "its receivers' credits cross every link of the path back, and the data follows them: a link's credits "
+        "are not its own")
     symmetric_routing: ClassVar[bool] = True
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:

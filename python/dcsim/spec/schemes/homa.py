@@ -52,6 +52,8 @@ class HomaScheme(SchemeModel):
     grant_bytes: int = field(60, "bytes of a grant on the wire (as BFC's set-up's ACKs)", gt=0, le=1500)
 
     file_fields: ClassVar[tuple[str, ...]] = ("size_cdf",)
+    not_per_link: ClassVar[Optional[str]] = (
+        "its receivers grant messages by what reaches them over the whole path, not over one link")
     no_faults: ClassVar[Optional[str]] = (
         "Homa's loss recovery (a receiver asks for what it misses with a RESEND after a timeout) is not modelled: a packet lost on "
         "a failed link stalls its message")

@@ -60,6 +60,8 @@ class PdqScheme(SchemeModel):
 
     #: Its ACKs commit, at each link, what its data's path decided.
     symmetric_routing: ClassVar[bool] = True
+    not_per_link: ClassVar[Optional[str]] = (
+        "its switches arbitrate each flow along its whole path (a flow paused at one link sends nowhere)")
     no_faults: ClassVar[Optional[str]] = (
         "its switches keep per-flow state along each flow's path, and a flow that rerouting moves can be left "
         "paused for good (a flow that never finishes, in dcsim's tests); how PDQ handles a path that changes "

@@ -52,6 +52,9 @@ class SchemeModel(Model):
     #: Why its runs cannot take faults (`[[faults]]`, docs/faults.md), if
     #: they cannot: what of its recovery dcsim does not model.
     no_faults: ClassVar[Optional[str]] = None
+    #: Why its runs cannot be estimated link by link (`dcsim estimate`,
+    #: docs/estimator.md), if they cannot: what of it spans links.
+    not_per_link: ClassVar[Optional[str]] = None
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         """The engine's transport (config.rs `TransportConfig`) and ports

@@ -1,0 +1,260 @@
+"""`dcsim estimate`: a decomposed estimate of a run's FCTs (issue 53;
+docs/estimator.md), after Parsimon (Zhao et al., NSDI'23).
+
+The fabric is cut into its directed links (`decompose`); each busy link,
+or one representative of links whose workloads are alike (`combine.cluster`),
+is simulated on its own small fabric by the engine, with the run's scheme;
+so is each path's flow alone (`alone`). Every simulation is a Dask task
+(`tasks.simulate`), on a local cluster of one worker per core by default
+or on any scheduler. A flow's estimate is its FCT alone on its path plus
+what each link of its path added (`combine`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from ..errors import SpecError
+from . import alone, combine
+from .decompose import Decomposition
+
+PS = 1e-12
+
+
+def refusal(spec) -> Optional[str]:
+    """Why a spec cannot be estimated link by link, if it cannot."""
+    s = spec.scheme
+    if s.engine_model != "packets":
+        return f"scheme {s.name} is a flow-level model: run it (`dcsim run`), it is fast already"
+    if s.not_per_link:
+        return f"scheme {s.name}: {s.not_per_link}"
+    if spec.buffer.resolved_model(s) == "shared" and spec.buffer.resolved_pfc(s):
+        return "PFC pauses carry congestion from link to link: set buffer.pfc = false, or run it (`dcsim run`)"
+    if spec.routing.load_balancing != "ecmp":
+        return (f"routing.load_balancing = {spec.routing.load_balancing!r} sprays a flow over several paths; the "
+                "decomposition routes each flow on one (set it to \"ecmp\")")
+    w = spec.workload
+    if w.deadline_mean_us is not None or w.queries is not None or w.incasts is not None or w.pings is not None:
+        return "deadlines, queries, incasts and pings are not estimated: their flows' times are not per link"
+    if spec.faults:
+        return "faults change the routes during the run: run it (`dcsim run`)"
+    if spec.workload.traffic_classes > 1:
+        return "traffic classes are not carried into the links' simulations"
+    return None
+
+
+@dataclass
+class Estimate:
+    """An estimate's flow table (columns as `dcsim run` writes them, plus
+    `estimated`) and summary."""
+
+    flows: Any
+    summary: dict
+
+
+def _client(scheduler, workers: Optional[int]):
+    """A Dask client: the scheduler's, or a local cluster of `workers`
+    processes (default: one per core); and whether it is ours to close."""
+    if scheduler is not None:
+        from ..runner import connect
+
+        return connect(scheduler)
+    from dask.distributed import Client, LocalCluster
+
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+    return Client(cluster), True
+
+
+def _run_tasks(configs: list[dict], scheduler, workers: Optional[int], quiet: bool) -> list:
+    """Each configuration's `tasks.simulate`, in order. `workers = 0`: in
+    this process, without Dask."""
+    from .tasks import simulate
+
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(configs), unit="link", file=sys.stderr, ncols=100)
+    try:
+        if workers == 0 and scheduler is None:
+            out = []
+            for c in configs:
+                out.append(simulate(c))
+                bar and bar.update(1)
+            return out
+        from dask.distributed import as_completed
+
+        client, owned = _client(scheduler, workers)
+        try:
+            futures = client.map(simulate, configs, pure=False)
+            for _ in as_completed(futures):
+                bar and bar.update(1)
+            return client.gather(futures)
+        finally:
+            if owned:
+                cluster = client.cluster
+                client.close()
+                cluster and cluster.close()
+    finally:
+        bar and bar.close()
+
+
+def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, cluster: bool = True,
+             quiet: bool = True) -> Estimate:
+    """Estimate `spec`'s run. `workers`: local Dask workers (default one
+    per core; 0: in this process, no Dask); `scheduler`: a Dask scheduler
+    address or client instead; `cluster`: let representatives stand for
+    links with alike workloads (else every busy link is simulated)."""
+    from .._core import sample_flows
+    from ..metrics import summarize
+    from ..simulate import build
+    from ..spec import engine_config
+    from ..spec.experiment import as_spec
+
+    spec = as_spec(spec)
+    why = refusal(spec)
+    if why:
+        raise SpecError(f"dcsim estimate: {why}")
+    t0 = time.perf_counter()
+    cfg = engine_config(spec)
+    flows = sample_flows(json.dumps(cfg))
+    total = build(spec).progress()[2]
+    if len(flows["flow_id"]) != total:
+        raise SpecError("dcsim estimate: the workload starts flows when others end (a closed loop); its flows are "
+                        "not known before the run")
+    sim = build(spec)
+    d = Decomposition.of(sim, flows, spec.topology.host_count())
+    mss = spec.scheme.mss_bytes
+    packets = np.maximum(1, -(-d.size.astype(np.int64) // mss))
+    channels = d.channels()
+
+    # which links are simulated: none that carries one flow (alone, it
+    # adds nothing); of the others, every one or representatives
+    busy = {c: idx for c, idx in channels.items() if len(idx) > 1}
+    span = float(d.start_ps.max() - d.start_ps.min()) if len(d.start_ps) > 1 else 1.0
+    feats = {c: combine.features((int(d.rate_bps[c]), int(d.delay_ps[c]), bool(d.node[c] < d.hosts),
+                                  bool(d.peer[c] < d.hosts)), d.start_ps[idx], d.size[idx], int(d.rate_bps[c]), span)
+             for c, idx in busy.items()}
+    clusters = combine.cluster(feats) if cluster else {c: [c] for c in busy}
+    reps = sorted(clusters)
+    pool: dict[int, tuple] = {}  # each busy channel's representatives
+    for r in reps:
+        pool.setdefault(tuple(clusters[r]), []).append(r)
+    pool = {m: tuple(rs) for members, rs in pool.items() for m in members}
+    base = {**cfg, "faults": [], "link_errors": [], "sampler": None, "stop_time_ps": None}
+    fabrics = {c: d.link_fabric(c) for c in reps}
+    link_cfgs = [{**base, "seed": (spec.seed * 1_000_003 + c) % 2**63, "topology": fabrics[c][0],
+                  "workload": {"kind": "trace", "flows": fabrics[c][1]}} for c in reps]
+
+    # alone, on every path a flow takes: its own, and its links' small fabrics'
+    need: dict[tuple, set] = {}
+    full_paths = [d.hops(i) for i in range(len(d.flow_id))]
+    for i, h in enumerate(full_paths):
+        need.setdefault(h, set()).add(int(packets[i]))
+    for c in reps:
+        for i, h in zip(channels[c], fabrics[c][2]):
+            need.setdefault(h, set()).add(int(packets[i]))
+    paths = sorted(need)
+    grids = {h: alone.grid(np.fromiter(need[h], dtype=np.int64)) for h in paths}
+    alone_cfgs = [alone.alone_config({**base, "seed": spec.seed}, h, grids[h], mss) for h in paths]
+
+    t1 = time.perf_counter()
+    results = _run_tasks(link_cfgs + alone_cfgs, scheduler, workers, quiet)
+    t2 = time.perf_counter()
+    runs = dict(zip(reps, results[:len(reps)]))
+    lone = {h: r for h, r in zip(paths, results[len(reps):])}
+
+    def overhead(h: tuple, n: np.ndarray) -> np.ndarray:
+        fct, ideal = lone[h]
+        return alone.overhead(grids[h], fct, ideal, n)
+
+    # each simulated link's excess for its flows; each cluster's draws
+    excess: dict[int, np.ndarray] = {}
+    for c in reps:
+        idx = channels[c]
+        fct, ideal = runs[c]
+        hs = fabrics[c][2]
+        o = np.empty(len(idx))
+        for h in set(hs):
+            m = np.array([x == h for x in hs])
+            o[m] = overhead(h, packets[idx][m])
+        excess[c] = np.where(fct >= 0, np.maximum(0.0, fct - ideal - o), np.nan)
+    draws: dict[tuple, combine.Draws] = {}
+    for rs in set(pool.values()):
+        idx = np.concatenate([channels[r] for r in rs])
+        ex = np.concatenate([excess[r] for r in rs])
+        ok = ~np.isnan(ex)
+        draws[rs] = combine.Draws.of(d.size[idx][ok], ex[ok], packets[idx][ok])
+
+    n = len(d.flow_id)
+    est = d.ideal_ps.astype(np.float64)
+    for h in set(full_paths):
+        sel = np.array([p == h for p in full_paths])
+        est[sel] += overhead(h, packets[sel])
+    for c, idx in busy.items():
+        if c in excess:
+            est[idx] += excess[c]
+            continue
+        est[idx] += draws[pool[c]].draw(d.size[idx].astype(np.int64), combine.keys(spec.seed, d.flow_id[idx], c)) \
+            * packets[idx]
+    t3 = time.perf_counter()
+
+    start_s = d.start_ps.astype(np.float64) * PS
+    fct_s = est * PS
+    ideal_s = d.ideal_ps.astype(np.float64) * PS
+    table = {"flow_id": d.flow_id.astype(np.int64), "src": d.src.astype(np.int64), "dst": d.dst.astype(np.int64),
+             "size_bytes": d.size.astype(np.int64), "start_s": start_s, "finish_s": start_s + fct_s, "fct_s": fct_s,
+             "ideal_fct_s": ideal_s, "slowdown": fct_s / ideal_s, "estimated": np.ones(n, dtype=bool)}
+    import pandas as pd
+
+    df = pd.DataFrame(table)
+    from .. import __version__
+
+    summary = {
+        "name": spec.name, "version": __version__, "seed": spec.seed, "overrides": {},
+        "spec": spec.model_dump(mode="json"), "model": "decomposed", "estimated": True,
+        "status": "done", "flows_total": n, "flows_finished": int(np.isfinite(fct_s).sum()),
+        "unfinished_flows": int((~np.isfinite(fct_s)).sum()), "wall_time_s": t3 - t0,
+        "estimate": {"links_used": len(channels), "links_shared": len(busy), "links_simulated": len(reps),
+                     "alone_paths": len(paths),
+                     "tasks": len(results), "workers": "in process" if workers == 0 and scheduler is None
+                     else (str(scheduler) if scheduler is not None else workers or os.cpu_count()),
+                     "prepare_s": t1 - t0, "simulate_s": t2 - t1, "combine_s": t3 - t2},
+    }
+    summary["stats"] = summarize({k: df[k].to_numpy() for k in ("size_bytes", "slowdown", "start_s", "ideal_fct_s")},
+                                 None)
+    df.attrs["summary"] = summary
+    return Estimate(df, summary)
+
+
+def estimate_to_dir(spec, out, *, force: bool = False, overrides: Optional[dict] = None, **kw) -> dict:
+    """`estimate(spec, **kw)`, written as `dcsim run` writes a run:
+    ``out/flows.parquet`` and ``out/summary.json``, renamed into place
+    when complete."""
+    import shutil
+    from pathlib import Path
+
+    from ..outdir import check_output_dir, make_tmp_dir
+
+    out = Path(out)
+    check_output_dir(out, force=force, replace=True)
+    e = estimate(spec, **kw)
+    e.summary["overrides"] = overrides or {}
+    tmp = make_tmp_dir(out.parent, f".{out.name}.")
+    try:
+        e.flows.to_parquet(tmp / "flows.parquet", index=False)
+        (tmp / "summary.json").write_text(json.dumps(e.summary, indent=2) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return e.summary

@@ -1,0 +1,134 @@
+"""The decomposed estimator (issue 53, docs/estimator.md): the
+decomposition routes flows as the run does, a one-link fabric's estimate
+is the exact run, and the estimate does not depend on where its links ran."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import dcsim
+from dcsim._core import sample_flows
+from dcsim.errors import SpecError
+from dcsim.estimate import estimate
+from dcsim.estimate.decompose import Decomposition
+from dcsim.simulate import build
+from dcsim.spec import engine_config, spec_from_dict
+
+ECMP = {"routing": {"load_balancing": "ecmp"}}
+
+
+def _decompose(spec):
+    sim = build(spec)
+    return Decomposition.of(sim, sample_flows(json.dumps(engine_config(spec))), spec.topology.host_count())
+
+
+def test_each_flows_bytes_reach_every_link_on_its_path_as_the_run_routes_them():
+    """Every port's bytes in an exact run without loss are the wire bytes of
+    the flows the decomposition puts on it, plus the ACKs of the flows whose
+    way back crosses it: the decomposition's paths are the run's."""
+    spec = spec_from_dict({**ECMP, "scheme": {"name": "dctcp", "queue_bytes": 10**9},
+                           "workload": {"flows": 400, "load": 0.2, "cdf": "data_mining"}})
+    d = _decompose(spec)
+    mss, hdr, ack = 1460, 40, 40
+    packets = np.maximum(1, -(-d.size.astype(np.int64) // mss))
+    expect = np.zeros(len(d.rate_bps), dtype=np.int64)
+    sim = build(spec)
+    back_offsets, back_ports = sim.flow_ports(d.dst.tolist(), d.src.tolist(), d.flow_id.tolist())
+    for i in range(len(d.flow_id)):
+        path = d.path(i)
+        # a path of ports from the source to the destination
+        assert d.node[path[0]] == d.src[i] and d.peer[path[-1]] == d.dst[i]
+        assert all(d.peer[a] == d.node[b] for a, b in zip(path, path[1:]))
+        expect[path] += int(d.size[i]) + int(packets[i]) * hdr
+        expect[back_ports[back_offsets[i]:back_offsets[i + 1]]] += int(packets[i]) * ack
+    # every flow is on each of its channels once, and nowhere else
+    ch = d.channels()
+    assert sum(len(v) for v in ch.values()) == len(d.ports)
+    assert all(c in d.path(i) for c, idx in ch.items() for i in idx)
+    run = dcsim.run_all(spec)
+    c = run.summary["counters"]
+    assert c["retransmitted_pkts"] == 0 and run.summary["flows_finished"] == 400
+    sent = _port_bytes(spec)
+    np.testing.assert_array_equal(sent, expect)
+
+
+def _port_bytes(spec) -> np.ndarray:
+    sim = build(spec)
+    while sim.run(10_000_000) == "running":
+        sim.drain()
+    ports = json.loads(sim.summary_json())["ports"]
+    out = np.zeros(len(ports), dtype=np.int64)
+    for p in ports:
+        out[p["port"]] = p["tx_bytes"]
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["tcp", "dctcp", "pfabric"])
+def test_a_one_link_fabric_is_estimated_as_it_runs(scheme):
+    """Senders on a star, one flow each, into one receiver: the link into
+    the receiver's small fabric is the star itself, and the senders' links
+    add nothing to a flow alone, so the estimate is the exact run's FCTs."""
+    spec = spec_from_dict({**ECMP, "topology": {"kind": "star", "hosts": 25}, "scheme": {"name": scheme},
+                           "workload": {"matrix": "incast", "senders": 24, "dst": 0, "flow_bytes": 20 * 1460}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = dcsim.run_all(spec).flows.set_index("flow_id").fct_s
+    est = estimate(spec, workers=0, cluster=False).flows.set_index("flow_id").fct_s
+    assert len(exact) == 24
+    np.testing.assert_allclose(est.loc[exact.index], exact, rtol=1e-12)
+
+
+def test_the_estimate_does_not_depend_on_the_workers(monkeypatch):
+    from dcsim.estimate import combine
+
+    # wide bins, representatives of about 40 flows: most links draw from them
+    monkeypatch.setattr(combine, "REP_FLOWS", 40)
+    monkeypatch.setattr(combine, "BIN", 4.0)
+    spec = spec_from_dict({**ECMP, "scheme": {"name": "dctcp"}, "workload": {"flows": 600, "load": 0.4}})
+    inline = estimate(spec, workers=0)
+    e = inline.summary["estimate"]
+    assert e["links_simulated"] < e["links_shared"] / 2
+    assert inline.flows.estimated.all() and len(inline.flows) == 600
+    one = estimate(spec, workers=1).flows
+    two = estimate(spec, workers=2).flows
+    assert inline.flows.equals(one) and inline.flows.equals(two)
+    # drawn, the mean stays near the estimate with every link simulated
+    every = estimate(spec, workers=0, cluster=False).flows
+    assert inline.flows.slowdown.mean() == pytest.approx(every.slowdown.mean(), rel=0.1)
+    assert not inline.flows.slowdown.equals(every.slowdown)
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"routing": {"load_balancing": "spray"}}, "sprays a flow over several paths"),
+    ({"scheme": {"name": "bfc"}}, "scheme bfc: its per-hop pauses"),
+    ({"scheme": {"name": "homa"}}, "scheme homa: its receivers grant"),
+    ({"scheme": {"name": "ideal"}}, "flow-level model"),
+    ({"scheme": {"name": "dcqcn"}}, "PFC pauses carry congestion"),
+])
+def test_what_is_not_per_link_is_refused_by_name(changes, named):
+    spec = spec_from_dict({**ECMP, **changes, "workload": {"flows": 10}})
+    with pytest.raises(SpecError, match=f"^dcsim estimate: .*{named}"):
+        estimate(spec, workers=0)
+
+
+def test_dcsim_estimate_writes_a_run_directory_that_show_and_compare_read(tmp_path, capsys):
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('[routing]\nload_balancing = "ecmp"\n[scheme]\nname = "dctcp"\n[workload]\nflows = 300\n')
+    r = CliRunner().invoke(app, ["estimate", str(spec), "--out", str(tmp_path / "est"), "--workers", "0", "-q"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "est" / "summary.json").read_text())
+    assert summary["estimated"] and summary["model"] == "decomposed" and summary["flows_total"] == 300
+    assert summary["estimate"]["links_simulated"] <= summary["estimate"]["links_shared"] <= summary["estimate"]["links_used"]
+    flows = dcsim.read_flows(tmp_path / "est")
+    assert len(flows) == 300 and flows.estimated.all() and (flows.slowdown >= 1 - 1e-9).all()
+    shown = CliRunner().invoke(app, ["show", str(tmp_path / "est")])
+    assert shown.exit_code == 0 and "estimated (" in shown.output and "(0B, 100KB]" in shown.output
+    bad = CliRunner().invoke(app, ["estimate", str(spec), "--out", str(tmp_path / "x"), "--set",
+                                   "routing.load_balancing=spray"])
+    assert bad.exit_code == 2 and "sprays a flow over several paths" in bad.output
