@@ -15,6 +15,7 @@ from dcsim.spec import spec_from_dict
     ("scheme", "min_rto_us", 1e15, "scheme.min_rto_us"),
     ("workload", "flows", 2**40, "workload.flows"),
     ("topology", "host_rate_gbps", 1e9, "topology.host_rate_gbps"),
+    ("run", "host_delay_us", 2147483648.0, "run.host_delay_us"),  # fuzz case 345 (seed 1): filled memory
 ])
 def test_a_quantity_past_what_the_engine_holds_is_refused_by_name(section, field, value, named):
     with pytest.raises(SpecError, match=f"^{named}: .*less than or equal"):
@@ -167,6 +168,11 @@ def test_on_the_papers_fabric_sprayed_flows_beat_the_ideal_by_under_2_percent():
     ({"kind": "leaf_spine", "leaves": 3, "spines": 2, "hosts_per_leaf": 2147483646},
      r"^topology: 6,442,450,938 hosts; at most 65,535 are supported$"),
     ({"kind": "clos", "pods": 100}, r"^topology: 76,800 hosts; at most 65,535"),
+    # fuzz case 99 (seed 1): a 10^6 s link delay filled the packet pool (BFC has no window)
+    ({"kind": "clos", "pods": 2, "racks_per_pod": 2, "hosts_per_rack": 3, "aggs_per_pod": 2,
+      "tor_link_delay_us": 1e12},
+     r"^topology: its links hold up to 2e\+15 packets on the wire \(rate x delay both ways, 40 B packets\), "
+     r"about 96,000,000.0 GB of packet state; this machine has [\d,.]+ GB$"),
     ({"kind": "leaf_spine", "leaves": 3, "spines": 2**30},
      r"^topology: 3,221,225,520 links would need about 6,597.1 GB of memory \(about 2,048 B a link\); "
      r"this machine has [\d,.]+ GB$"),
@@ -174,3 +180,22 @@ def test_on_the_papers_fabric_sprayed_flows_beat_the_ideal_by_under_2_percent():
 def test_a_fabric_too_large_to_hold_is_refused_before_it_is_built(topology, message):
     with pytest.raises(SpecError, match=message):
         spec_from_dict({"topology": topology})
+
+
+@pytest.mark.parametrize("case, message", [
+    # fuzz case 313 (seed 1): 1 b/s host links, arrivals so slow that a start time overflowed
+    ({"topology": {"kind": "leaf_spine", "leaves": 3, "spines": 4, "hosts_per_leaf": 7, "host_rate_gbps": 1e-09},
+      "scheme": {"name": "ideal_fq_packet"}, "workload": {"cdf": "web_search", "load": 0.1, "flows": 8}},
+     r"^workload: 8 flows at 1.5e-07 a second arrive over about 616 days of simulated time; the engine's clock "
+     r"holds 107 days"),
+    # fuzz case 130 (seed 1): a 1 ns sampler ran out of memory
+    ({"seed": 995, "topology": {"kind": "fat_tree", "k": 4}, "scheme": {"name": "homa"},
+      "workload": {"cdf": "data_mining", "load": 0.1, "flows": 20}, "packets": {"header_bytes": 999},
+      "run": {"sample_us": 0.001}},
+     r"^run.sample_us: 0.001 us records at least 2.39e\+09 queue samples \(about 76 GB; this machine has"),
+])
+def test_a_run_that_would_overrun_the_clock_or_memory_is_refused_before_it_starts(case, message):
+    from dcsim.spec import engine_config
+
+    with pytest.raises(SpecError, match=message):
+        engine_config(spec_from_dict(case))

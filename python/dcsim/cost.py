@@ -87,3 +87,34 @@ def cost_caveat(spec) -> list[str]:
         return []
     return [f"this run is large: {c.describe()}; fewer flows (workload.flows) or a stop time (run.stop_time_s) "
             "would shorten it"]
+
+
+#: bytes a queue sample takes in memory (time, port, packets, bytes, flows)
+SAMPLE_BYTES = 32
+
+
+def arrival_span_s(workload: dict) -> float:
+    """How long an engine workload's generated arrivals take (flows over
+    the arrival rate, from its start); 0 for the others."""
+    rate = workload.get("arrival_rate_per_s")
+    if workload.get("kind") != "generated" or not rate:
+        return 0.0
+    return workload["start_ps"] / 1e12 + workload["flows"] / rate
+
+
+def sample_rows(spec, span_s: float = 0.0) -> float:
+    """At least how many queue samples a run records: every sampled port
+    once an interval, over at least the time its bytes take on all the
+    hosts' links at once, or its arrivals' span (`arrival_span_s`)."""
+    r = spec.run
+    if r.sample_us is None or r.sample_queues == "none" or spec.scheme.engine_model != "packets":
+        return 0.0
+    topo = spec.topology
+    hosts = topo.host_count()
+    line = getattr(topo, "host_rate_gbps", None) or getattr(topo, "rate_gbps", None) or 10.0
+    total = workload_bytes(spec)
+    seconds = max(span_s, 0.0 if math.isnan(total) else total * 8 / (hosts * line * 1e9))
+    if r.stop_time_s is not None:
+        seconds = min(seconds, r.stop_time_s)
+    ports = hosts if r.sample_queues in ("to_hosts", "host_nics") else 2 * hosts
+    return seconds / (r.sample_us * 1e-6) * ports

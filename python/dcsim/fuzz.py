@@ -202,15 +202,16 @@ def _limit_memory(gib: float) -> None:
         pass
 
 
-def check_case(spec: dict, budget_s: float = math.inf) -> tuple[str, str]:
+def check_case(spec: dict, budget_s: float = math.inf, memory_bytes: float = math.inf) -> tuple[str, str]:
     """Run one spec in this process, unless its estimated cost is over
-    `budget_s`: (kind, detail)."""
+    `budget_s` or its queue samples would take half of `memory_bytes`:
+    (kind, detail)."""
     import warnings
 
-    from .cost import estimate
+    from .cost import SAMPLE_BYTES, arrival_span_s, estimate, sample_rows
     from .errors import SpecError
     from .simulate import run_all
-    from .spec import spec_from_dict
+    from .spec import engine_config, spec_from_dict
     from .spec.experiment import caveats
 
     try:
@@ -221,6 +222,10 @@ def check_case(spec: dict, budget_s: float = math.inf) -> tuple[str, str]:
             cost = estimate(s)
             if cost.seconds > budget_s:
                 return "skipped", cost.describe()
+            samples = sample_rows(s, arrival_span_s(engine_config(s)["workload"])) * SAMPLE_BYTES
+            if samples > memory_bytes / 2:
+                # refused past the machine's memory; past the worker's, not run
+                return "skipped", f"at least {samples / 1e9:,.1f} GB of queue samples"
             run = run_all(s)
     except SpecError as e:
         msg = str(e)
@@ -250,7 +255,7 @@ def check_case(spec: dict, budget_s: float = math.inf) -> tuple[str, str]:
 def _worker(args):
     spec, gib, budget = args
     _limit_memory(gib)
-    return check_case(spec, budget)
+    return check_case(spec, budget, gib * 2**30)
 
 
 def run_cases(seed: int, cases: range, jobs: int = 1, timeout: float = 60.0, memory_gib: float = 4.0,

@@ -487,6 +487,8 @@ def engine_config(spec: Spec) -> dict:
 
             config["bfc"]["labelled_flows"] = np.flatnonzero(kinds == INCAST).tolist()
     _check_flow_packets(config["workload"], spec)
+    _check_span(config["workload"])
+    _check_samples(spec, config["workload"])
     return config
 
 
@@ -513,6 +515,37 @@ def _check_flow_packets(workload: dict, spec: Spec) -> None:
         raise SpecError(f"workload: its largest flow, {largest:,.0f} bytes, is {math.ceil(largest / mss):,} packets "
                         f"of scheme.mss_bytes = {mss}; the engine numbers a flow's packets up to "
                         f"{MAX_FLOW_PACKETS:,}: use larger packets or smaller flows")
+
+
+#: the engine's clock: picoseconds in 63 bits (times reach Python as int64)
+CLOCK_S = (2**63 - 1) / 1e12
+
+
+def _check_span(workload: dict) -> None:
+    """Refuse generated arrivals expected to run past the engine's clock
+    (fuzz case 313: 1 b/s links made the arrival rate so low that a start
+    time overflowed), naming the rate and the span."""
+    from ..cost import arrival_span_s
+
+    span, rate = arrival_span_s(workload), workload.get("arrival_rate_per_s")
+    if 2 * span > CLOCK_S:
+        raise SpecError(f"workload: {workload['flows']:,} flows at {rate:.3g} a second arrive over about "
+                        f"{span / 86400:,.0f} days of simulated time; the engine's clock holds "
+                        f"{CLOCK_S / 86400:.0f} days: raise workload.load or the links' rates, or lower workload.flows")
+
+
+def _check_samples(spec: Spec, workload: dict) -> None:
+    """Refuse a sampler that would record more queue samples than memory
+    holds (fuzz case 130: `run.sample_us = 0.001` ran out of memory)."""
+    from ..cost import SAMPLE_BYTES, arrival_span_s, sample_rows
+    from .topology import _memory_bytes
+
+    rows = sample_rows(spec, arrival_span_s(workload))
+    if rows * SAMPLE_BYTES > _memory_bytes():
+        raise SpecError(f"run.sample_us: {spec.run.sample_us:g} us records at least {rows:,.3g} queue samples "
+                        f"(about {rows * SAMPLE_BYTES / 1e9:,.0f} GB; this machine has "
+                        f"{_memory_bytes() / 1e9:,.1f} GB): sample less often, fewer ports (run.sample_queues) or "
+                        "a shorter run")
 
 
 def _generated(w, cdf, rate: float, matrix: dict) -> dict:

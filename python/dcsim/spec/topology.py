@@ -13,6 +13,10 @@ MAX_HOSTS = 65535
 #: what a link costs the engine, both ways (its two ports, their queues and
 #: statistics): about 2 KB, measured building leaf-spines of 60,000 links
 LINK_BYTES = 2048
+#: what a packet costs the engine's pool (`Packet`: at most 48 bytes), and
+#: the smallest packet the schemes send by default (a 40-byte ACK)
+PACKET_BYTES = 48
+SMALLEST_PACKET = 40
 
 
 def _memory_bytes() -> int:
@@ -35,6 +39,15 @@ class Fabric(Model):
         if need > have:
             raise ValueError(f"{self.links():,} links would need about {need / 1e9:,.1f} GB of memory (about "
                              f"{LINK_BYTES:,} B a link); this machine has {have / 1e9:,.1f} GB")
+        # the packets its links can hold on the wire (rate x delay, both
+        # ways): a sender without a window fills them (fuzz case 99: a
+        # link delay of 10^6 s ran the packet pool out of memory)
+        packets = self.wire_bits() / 8 / SMALLEST_PACKET
+        need = packets * PACKET_BYTES
+        if need > have:
+            raise ValueError(f"its links hold up to {packets:,.3g} packets on the wire (rate x delay both ways, "
+                             f"{SMALLEST_PACKET} B packets), about {need / 1e9:,.1f} GB of packet state; this "
+                             f"machine has {have / 1e9:,.1f} GB")
         return self
 
 
@@ -56,6 +69,9 @@ class StarTopology(Fabric):
 
     def links(self) -> int:
         return self.hosts
+
+    def wire_bits(self) -> float:
+        return 2 * self.hosts * self.rate_gbps * 1e9 * self.link_delay_us * 1e-6
 
     def host_rate_bps(self) -> int:
         return bps(self.rate_gbps)
@@ -104,6 +120,10 @@ class LeafSpineTopology(Fabric):
 
     def links(self) -> int:
         return self.leaves * (self.hosts_per_leaf + self.spines)
+
+    def wire_bits(self) -> float:
+        return 2e3 * self.leaves * (self.hosts_per_leaf * self.host_rate_gbps * self.host_link_delay_us
+                                    + self.spines * self.spine_rate() * self.spine_link_delay_us)
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
@@ -175,6 +195,10 @@ class FatTreeTopology(Fabric):
 
     def links(self) -> int:
         return 3 * self.k**3 // 4  # hosts, edge-aggregation, aggregation-core
+
+    def wire_bits(self) -> float:
+        return 2e3 * self.k**3 / 4 * (self.host_rate_gbps * self.host_link_delay_us
+                                      + 2 * self.fabric_rate_gbps * self.fabric_link_delay_us)
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)
@@ -268,6 +292,12 @@ class ClosTopology(Fabric):
     def links(self) -> int:
         return self.pods * (self.racks_per_pod * (self.hosts_per_rack + self.aggs_per_pod)
                             + self.aggs_per_pod * self.cores())
+
+    def wire_bits(self) -> float:
+        racks = self.pods * self.racks_per_pod
+        return 2e3 * (racks * self.hosts_per_rack * self.host_rate_gbps * self.host_link_delay_us
+                      + racks * self.aggs_per_pod * self.tor_rate_gbps * self.tor_link_delay_us
+                      + self.pods * self.aggs_per_pod * self.cores() * self.core_rate_gbps * self.core_link_delay_us)
 
     def host_rate_bps(self) -> int:
         return bps(self.host_rate_gbps)

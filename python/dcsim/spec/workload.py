@@ -254,7 +254,10 @@ class Workload(Model):
 class RunOptions(Model):
     """How the run is carried out and when it stops."""
 
-    host_delay_us: float = field(0.0, "host processing delay added when a packet reaches a host, us", ge=0)
+    # (at most a second: a host holds every packet that reaches it for this
+    # long, and a longer hold filled memory: fuzz case 345, seed 1)
+    host_delay_us: float = field(0.0, "host processing delay added when a packet reaches a host, us", ge=0,
+                                 le=1e6)
     report_links: list[tuple[int, int]] = field(
         [], "links whose traffic the summary reports (`links`: bytes and packets each way, and utilization over the "
             "run), as pairs of the nodes they join, numbered as dcsim numbers them (hosts first, then switches)",
