@@ -1,7 +1,9 @@
 """No input that crashes, no number that lies (issue 52, part 3): the
 fuzzer's short form, and each class of mistake it found, as a test."""
 
+import json
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -201,18 +203,19 @@ def test_a_run_that_would_overrun_the_clock_or_memory_is_refused_before_it_start
         engine_config(spec_from_dict(case))
 
 
-#: every case `python -m dcsim.fuzz --seed 1` has found failing, by number
-FOUND = [99, 130, 313, 345, 635, 766, 870, 879, 889, 1037]
+CASES = Path(__file__).parent / "fuzz_cases"
 
 
-def test_every_case_the_fuzzer_found_now_runs_or_is_refused():
-    """Seed 1's failures (hangs past the fuzzer's time limit, crashes), run
+def test_every_spec_the_fuzzer_found_failing_now_runs_or_is_refused():
+    """The specs `python -m dcsim.fuzz --keep` wrote for each failure it
+    found (tests/fuzz_cases/: what each did then is in its `found`), run
     again as the fuzzer runs them: each now runs to its end with its
-    invariants, or is refused in one line (case 889: flows starting at
-    10^6 s, with PFC's deadlock check looking every millisecond until
-    then)."""
-    outcomes = list(fuzz.run_cases(seed=1, cases=FOUND, jobs=2, timeout=60))
-    assert [o.case for o in outcomes] == FOUND
+    invariants, or is refused in one line (seed 1's case 889: flows
+    starting at 10^6 s, with PFC's deadlock check looking every
+    millisecond until then)."""
+    found = {p.stem: (json.loads(p.read_text())["spec"], []) for p in sorted(CASES.glob("*.json"))}
+    assert len(found) >= 13
+    outcomes = list(fuzz.run_specs(found, jobs=2, timeout=60))
     bad = [(o.case, o.kind, o.detail) for o in outcomes if o.failed]
     assert bad == []
-    assert next(o for o in outcomes if o.case == 889).kind == "ran"
+    assert next(o for o in outcomes if o.case == "seed1-case889").kind == "ran"

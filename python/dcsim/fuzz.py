@@ -25,7 +25,8 @@ one stream per case, so the same seed gives the same cases whatever
     python -m dcsim.fuzz [--cases 300] [--seed 1] [--jobs N] [--timeout 60] [--keep DIR]
 
 `--keep DIR` writes each failing case's spec (JSON) there, to be kept as
-a regression test (tests/fuzz_cases/). Exit status 0 when every case
+a regression test (tests/fuzz_cases/: the specs themselves, since a case
+number draws another spec once a field's bounds change). Exit status 0 when every case
 ran or was refused cleanly, 1 otherwise."""
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Optional, Union, get_args, get_origin
+from typing import Any, Iterable, Literal, Optional, Union, get_args, get_origin
 
 #: words from inside the validation library that a user should never see
 INTERNALS = ("function-after", "function-before", "function-wrap", "tagged-union", "json-or-python",
@@ -258,19 +259,24 @@ def _worker(args):
     return check_case(spec, budget, gib * 2**30)
 
 
-def run_cases(seed: int, cases: range, jobs: int = 1, timeout: float = 60.0, memory_gib: float = 4.0,
-              progress: bool = False):
+def run_cases(seed: int, cases: Iterable[int], jobs: int = 1, timeout: float = 60.0, memory_gib: float = 4.0):
     """Yield each case's Outcome (in case order). Each case runs in a worker
     process of the pool; one that exceeds `timeout` is a hang and the pool
     is replaced. A case estimated to need more than a third of `timeout`
     at the slowest schemes' rate is skipped (the estimate is an upper one:
     such a run is expected to finish in time)."""
+    yield from run_specs({i: draw_case(seed, i) for i in cases}, jobs, timeout, memory_gib)
+
+
+def run_specs(drawn: dict, jobs: int = 1, timeout: float = 60.0, memory_gib: float = 4.0):
+    """`run_cases` for given specs: `drawn` maps a case number to its
+    (spec, changed fields); Outcomes in the dict's order."""
     ctx = mp.get_context("spawn")
     pool = ctx.Pool(jobs, maxtasksperchild=20)
-    drawn = {i: draw_case(seed, i) for i in cases}
+    cases = list(drawn)
     pending = {i: pool.apply_async(_worker, ((drawn[i][0], memory_gib, timeout / 3),)) for i in cases}
     try:
-        for i in cases:
+        for k, i in enumerate(cases):
             spec, changed = drawn[i]
             try:
                 kind, detail = pending[i].get(timeout)
@@ -278,8 +284,8 @@ def run_cases(seed: int, cases: range, jobs: int = 1, timeout: float = 60.0, mem
                 kind, detail = "hang", f"no result in {timeout:.0f} s"
                 pool.terminate()
                 pool = ctx.Pool(jobs, maxtasksperchild=20)
-                later = [j for j in cases if j > i]
-                pending.update({j: pool.apply_async(_worker, ((drawn[j][0], memory_gib, timeout / 3),)) for j in later})
+                pending.update({j: pool.apply_async(_worker, ((drawn[j][0], memory_gib, timeout / 3),))
+                                for j in cases[k + 1:]})
             yield Outcome(i, kind, detail, spec, changed)
     finally:
         pool.terminate()

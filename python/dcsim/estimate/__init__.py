@@ -125,11 +125,10 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
     t0 = time.perf_counter()
     cfg = engine_config(spec)
     flows = sample_flows(json.dumps(cfg))
-    total = build(spec).progress()[2]
-    if len(flows["flow_id"]) != total:
+    sim = build(spec)
+    if len(flows["flow_id"]) != sim.progress()[2]:
         raise SpecError("dcsim estimate: the workload starts flows when others end (a closed loop); its flows are "
                         "not known before the run")
-    sim = build(spec)
     d = Decomposition.of(sim, flows, spec.topology.host_count())
     mss = spec.scheme.mss_bytes
     packets = np.maximum(1, -(-d.size.astype(np.int64) // mss))

@@ -81,15 +81,21 @@ def _upper_limit(name: str, info) -> Optional[annotated_types.Le]:
 #: second (a run that never ends), and nothing in a datacenter fabric
 #: happens that fast (a 64-byte packet takes 128 ps at 4 Tb/s).
 MIN_POSITIVE_US = 1e-3
+#: A positive rate in Gb/s is at least a bit a second: the engine's rates
+#: are whole bits a second, and a smaller one rounds to 0 (a division by
+#: zero in the engine: fuzz cases 3660 and 5609 of seed 1).
+MIN_POSITIVE_GBPS = 1e-9
 
 
 def _lower_limit(name: str, info) -> Optional[annotated_types.Ge]:
-    """The floor `MIN_POSITIVE_US` gives a positive time field in us."""
-    if not name.endswith("_us"):
+    """The floor `MIN_POSITIVE_US` or `MIN_POSITIVE_GBPS` gives a positive
+    time field in us or rate field in Gb/s."""
+    floor = MIN_POSITIVE_US if name.endswith("_us") else MIN_POSITIVE_GBPS if name.endswith("_gbps") else None
+    if floor is None:
         return None
     bounds = {k: getattr(m, k) for m in info.metadata for k in ("ge", "gt") if getattr(m, k, None) is not None}
     if bounds.get("gt") == 0 and "ge" not in bounds:
-        return annotated_types.Ge(MIN_POSITIVE_US)
+        return annotated_types.Ge(floor)
     return None
 
 

@@ -268,7 +268,7 @@ class RunOptions(Model):
     deadlock_check_us: Optional[float] = field(
         1000.0, "with PFC, look this often for switch ports paused in a cycle, each holding packets that wait for "
         "the next: a PFC deadlock, which stops the run (status \"deadlock\") naming the ports, instead of running "
-        "to its stop time; none: never look (docs/faults.md)", gt=0)
+        "to its stop time; none: never look (docs/faults.md)", ge=1)  # (more often is no use, and 1 ns hung: fuzz case 4319)
     sample_us: Optional[float] = field(
         None, "sample every this many us: the queues of `sample_queues` (queues.parquet), with `sample_flows` "
         "each flow's progress (flow_samples.parquet) and, with shared buffers, every switch's buffer "
