@@ -487,7 +487,7 @@ def engine_config(spec: Spec) -> dict:
 
             config["bfc"]["labelled_flows"] = np.flatnonzero(kinds == INCAST).tolist()
     _check_flow_packets(config["workload"], spec)
-    _check_span(config["workload"])
+    _check_span(config["workload"], spec)
     _check_samples(spec, config["workload"])
     return config
 
@@ -519,19 +519,33 @@ def _check_flow_packets(workload: dict, spec: Spec) -> None:
 
 #: the engine's clock: picoseconds in 63 bits (times reach Python as int64)
 CLOCK_S = (2**63 - 1) / 1e12
+DAY_S = 86400.0
 
 
-def _check_span(workload: dict) -> None:
-    """Refuse generated arrivals expected to run past the engine's clock
-    (fuzz case 313: 1 b/s links made the arrival rate so low that a start
-    time overflowed), naming the rate and the span."""
-    from ..cost import arrival_span_s
+def _check_span(workload: dict, spec: Spec) -> None:
+    """Refuse a run expected to go past the engine's clock, naming the
+    rate and the span: generated arrivals that take that long (fuzz case
+    313: 1 b/s host links made the arrival rate so low that a start time
+    overflowed), or flows whose bytes take that long across the fabric's
+    core at half of them crossing it (case 3587: a 2 b/s fabric, its
+    timers firing for ever)."""
+    from ..cost import arrival_span_s, workload_bytes
 
     span, rate = arrival_span_s(workload), workload.get("arrival_rate_per_s")
     if 2 * span > CLOCK_S:
         raise SpecError(f"workload: {workload['flows']:,} flows at {rate:.3g} a second arrive over about "
                         f"{span / 86400:,.0f} days of simulated time; the engine's clock holds "
                         f"{CLOCK_S / 86400:.0f} days: raise workload.load or the links' rates, or lower workload.flows")
+    core = spec.topology.core_capacity_bps()
+    stop = spec.run.stop_time_s
+    if core and spec.workload.matrix == "all_to_all" and (stop is None or stop > DAY_S):
+        # (past a simulated day no datacenter experiment is meant: the
+        # transports' timers then fire billions of times)
+        cross = 0.5 * workload_bytes(spec) * 8 / core
+        if cross > DAY_S:
+            raise SpecError(f"topology: its core carries {core:,} b/s, and the workload's bytes need about "
+                            f"{cross / 86400:,.1f} days of simulated time to cross it (more than a day is refused): "
+                            "raise the core's rate, lower workload.flows or set run.stop_time_s")
 
 
 def _check_samples(spec: Spec, workload: dict) -> None:
