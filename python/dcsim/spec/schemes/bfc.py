@@ -37,7 +37,8 @@ class BfcScheme(RdmaFamily):
                 "least left (App. A.2)", source=BFC_A + ".2")
     queues: int = field(32, "physical queues per egress port", source=BFC62 + " (Tofino2)", ge=1, le=4096)
     table_per_queue: int = field(100, "flow-table entries per queue of the port (a collision below 1% while "
-                                      "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1)
+                                      "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1,
+                                 le=2**20)  # (the table's size is a u32: 2^31 overflowed it, fuzz case 7293)
     assign: Literal["dynamic", "stochastic", "single"] = field(
         "dynamic", "queue assignment: dynamic (an empty queue, else random), stochastic (a static hash, as SFQ; "
                    "Fig. 27) or single (one queue, like PFC; Fig. 8)", source=BFC3 + ".3.1")
