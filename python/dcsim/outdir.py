@@ -5,8 +5,11 @@ umask gives (results are meant to be shared)."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from .errors import SpecError
 
@@ -50,3 +53,23 @@ def make_tmp_dir(parent: Path, prefix: str) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     os.chmod(tmp, 0o777 & ~umask())
     return tmp
+
+
+@contextmanager
+def replacing(out: Path) -> Iterator[Path]:
+    """A temporary directory beside `out` to write a run's files into; on
+    success it replaces `out` (renamed into place, never half-written), on
+    any failure or Ctrl-C it is removed and `out` is left as it was."""
+    out = Path(out)
+    try:
+        tmp = make_tmp_dir(out.parent, f".{out.name}.")
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
+    try:
+        yield tmp
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

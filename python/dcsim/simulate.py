@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -19,7 +17,7 @@ from . import __version__
 from ._core import Sim
 from .errors import SpecError, warn
 from .metrics import summarize
-from .outdir import check_output_dir, make_tmp_dir
+from .outdir import check_output_dir, replacing
 from .results import Summary, read_flows  # noqa: F401 (read_flows: dcsim.simulate.read_flows, as before)
 from .spec import Spec, engine_config_json
 from .spec.experiment import as_spec, caveats, sampled_tables
@@ -508,11 +506,7 @@ def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False
     spec = as_spec(spec)
     check_output_dir(out, force=force, replace=True)
     sim = build(spec)  # fails on bad input before anything is written
-    try:
-        tmp = make_tmp_dir(out.parent, f".{out.name}.")
-    except OSError as e:
-        raise SpecError(f"--out {out}: cannot create it ({e.strerror})") from None
-    try:
+    with replacing(out) as tmp:
         stats = _Stats(spec)
         schema = _arrow(_no_flows(stats.label)).schema
         t0 = time.perf_counter()
@@ -521,12 +515,6 @@ def run_to_dir(spec: Spec | dict | str | Path, out: Path, *, quiet: bool = False
                 writer.write_table(_arrow(stats.add(stats.label(batch)), schema))
         summary = _summary(spec, sim, time.perf_counter() - t0, stats.table(), overrides)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     if warn_unfinished:
         _warn_unfinished(summary, "flows.parquet")
     if on_summary:

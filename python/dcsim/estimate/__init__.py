@@ -237,23 +237,15 @@ def estimate_to_dir(spec, out, *, force: bool = False, overrides: Optional[dict]
     """`estimate(spec, **kw)`, written as `dcsim run` writes a run:
     ``out/flows.parquet`` and ``out/summary.json``, renamed into place
     when complete."""
-    import shutil
     from pathlib import Path
 
-    from ..outdir import check_output_dir, make_tmp_dir
+    from ..outdir import check_output_dir, replacing
 
     out = Path(out)
     check_output_dir(out, force=force, replace=True)
     e = estimate(spec, **kw)
     e.summary["overrides"] = overrides or {}
-    tmp = make_tmp_dir(out.parent, f".{out.name}.")
-    try:
+    with replacing(out) as tmp:
         e.flows.to_parquet(tmp / "flows.parquet", index=False)
         (tmp / "summary.json").write_text(json.dumps(e.summary, indent=2) + "\n")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return e.summary
