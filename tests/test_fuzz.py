@@ -214,7 +214,7 @@ def test_every_spec_the_fuzzer_found_failing_now_runs_or_is_refused():
     starting at 10^6 s, with PFC's deadlock check looking every
     millisecond until then)."""
     found = {p.stem: (json.loads(p.read_text())["spec"], []) for p in sorted(CASES.glob("*.json"))}
-    assert len(found) >= 16
+    assert len(found) >= 17
     outcomes = list(fuzz.run_specs(found, jobs=2, timeout=60))
     bad = [(o.case, o.kind, o.detail) for o in outcomes if o.failed]
     assert bad == []

@@ -377,8 +377,8 @@ BELOW_IDEAL_WARNING = 0.95
 def _warn_unfinished(summary: dict, table: str) -> None:
     n = summary["unfinished_flows"]
     if n:
-        why = {"stopped": "the stop time was reached", "deadlock": "a PFC deadlock stopped the run"}.get(
-            summary["status"], "the simulation stalled")
+        why = {"stopped": "the stop time was reached", "deadlock": "a PFC deadlock stopped the run",
+               "collapse": "a congestion collapse stopped the run"}.get(summary["status"], "the simulation stalled")
         started = summary["counters"]["flows_started"] - summary["flows_finished"]
         never = f" ({n - started} never started)" if n > started else ""
         warn(f"{n} of {summary['flows_total']} flows did not finish ({why}); {table} lists the "
@@ -389,6 +389,14 @@ def _warn_unfinished(summary: dict, table: str) -> None:
         warn(f"PFC deadlock: switch ports paused in a cycle, each holding packets that wait for the next ({ring}; "
              f"node>peer), first seen at {d['since_s'] * 1e3:.3f} ms; the run stopped at "
              f"{summary['sim_time_s'] * 1e3:.3f} ms (docs/faults.md)")
+    if summary["status"] == "collapse":
+        c = summary["counters"]
+        once = c["data_pkts"] - c["retransmitted_pkts"]
+        warn(f"congestion collapse: the senders resent {c['retransmitted_pkts']:,} packets for {once:,} sent once "
+             f"({c['retransmitted_pkts'] / max(once, 1):,.0f} each), past run.max_resends_per_packet = "
+             f"{summary['spec']['run']['max_resends_per_packet']:g}, with {c['timeouts']:,} timeouts; the run stopped "
+             f"at {summary['sim_time_s'] * 1e3:.3f} ms. Its numbers describe the collapse, not the scheme "
+             "(docs/faults.md)")
     b = summary.get("below_ideal")
     if b and b["min_slowdown"] < BELOW_IDEAL_WARNING:
         warn(f"{b['flows']} flows finished faster than their ideal FCT (slowdown down to {b['min_slowdown']:.3f}): "

@@ -36,6 +36,7 @@ fn status_name(s: Status) -> &'static str {
         Status::Stopped => "stopped",
         Status::Stalled => "stalled",
         Status::Deadlock => "deadlock",
+        Status::Collapse => "collapse",
     }
 }
 

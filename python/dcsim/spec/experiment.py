@@ -447,6 +447,7 @@ def engine_config(spec: Spec) -> dict:
         "host_delay_ps": ps(spec.run.host_delay_us),
         "stop_time_ps": None if spec.run.stop_time_s is None else round(spec.run.stop_time_s * 1e12),
         "deadlock_check_ps": None if spec.run.deadlock_check_us is None else ps(spec.run.deadlock_check_us),
+        "max_resends_per_packet": spec.run.max_resends_per_packet,
         "fct_at": spec.run.fct_at,
         "model": model,
         "shared_buffer": shared_buffer,

@@ -270,6 +270,11 @@ class RunOptions(Model):
         1000.0, "with PFC, look this often for switch ports paused in a cycle, each holding packets that wait for "
         "the next: a PFC deadlock, which stops the run (status \"deadlock\") naming the ports, instead of running "
         "to its stop time; none: never look (docs/faults.md)", ge=1)  # (more often is no use, and 1 ns hung: fuzz case 4319)
+    max_resends_per_packet: Optional[float] = field(
+        100.0, "stop the run (status \"collapse\") once its senders have sent packets again more than this many "
+        "times the data packets they sent once (and at least 100,000 times): a congestion collapse (go-back-N under "
+        "spraying, timeouts shorter than the queues) whose numbers mean little and whose cost is past any estimate; "
+        "none: never stop (docs/faults.md)", ge=1)  # (fuzz case 7078: 1,344 resends a packet, 600x its estimate)
     sample_us: Optional[float] = field(
         None, "sample every this many us: the queues of `sample_queues` (queues.parquet), with `sample_flows` "
         "each flow's progress (flow_samples.parquet) and, with shared buffers, every switch's buffer "

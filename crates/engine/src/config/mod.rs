@@ -67,6 +67,10 @@ pub struct Config {
     /// PFC only.
     #[serde(default)]
     pub deadlock_check_ps: Option<u64>,
+    /// Stop (status `Collapse`) once the packets sent again exceed this
+    /// many times the data packets sent once (`Simulation::collapsed`).
+    #[serde(default)]
+    pub max_resends_per_packet: Option<f64>,
 }
 
 /// The order in which a PFC port serves its traffic classes.
