@@ -132,3 +132,35 @@ def test_dcsim_estimate_writes_a_run_directory_that_show_and_compare_read(tmp_pa
     bad = CliRunner().invoke(app, ["estimate", str(spec), "--out", str(tmp_path / "x"), "--set",
                                    "routing.load_balancing=spray"])
     assert bad.exit_code == 2 and "sprays a flow over several paths" in bad.output
+
+
+def test_batches_cover_every_simulation_once_with_about_equal_work():
+    from dcsim.estimate.tasks import batches
+
+    costs = [5, 1, 9, 3, 3, 7, 2, 8, 1, 6]
+    out = batches(costs, 3)
+    assert sorted(i for b in out for i in b) == list(range(10)) and batches(costs, 3) == out
+    work = [sum(costs[i] + 1 for i in b) for b in out]
+    assert max(work) - min(work) <= max(costs) + 1
+    assert sorted(batches(costs, 50)) == [[i] for i in range(10)]
+    assert batches([], 4) == [] and batches([3], 4) == [[0]]
+
+
+@pytest.mark.parametrize("scheme", ["tcp", "dctcp", "pfabric"])
+def test_a_long_flows_alone_overhead_past_the_runs_is_their_line_extended(scheme):
+    """Alone flows are run up to `alone.CAP` packets; a 60,000-packet
+    flow's overhead, extended from the last two runs, is its own alone run
+    within 0.1% of its FCT."""
+    from dcsim.estimate import alone
+    from dcsim.estimate.tasks import simulate
+
+    spec = spec_from_dict({**ECMP, "scheme": {"name": scheme}, "workload": {"flows": 10}})
+    base = {**engine_config(spec), "faults": [], "link_errors": [], "sampler": None, "stop_time_ps": None}
+    hops = ((10**10, 10**6), (4 * 10**10, 10**6), (4 * 10**10, 10**6), (10**10, 10**6))
+    mss, big = spec.scheme.mss_bytes, 60_000
+    runs = alone.grid(np.array([1, 100, big]))
+    assert runs.max() == alone.CAP
+    fct, ideal = simulate(alone.alone_config({**base, "seed": 1}, hops, runs, mss))
+    [got] = alone.overhead(runs, fct, ideal, np.array([big]))
+    own_fct, own_ideal = simulate(alone.alone_config({**base, "seed": 1}, hops, np.array([big]), mss))
+    assert got == pytest.approx(own_fct[0] - own_ideal[0], abs=1e-3 * own_fct[0])

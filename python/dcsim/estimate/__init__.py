@@ -5,13 +5,14 @@ The fabric is cut into its directed links (`decompose`); each busy link,
 or one representative of links whose workloads are alike (`combine.cluster`),
 is simulated on its own small fabric by the engine, with the run's scheme;
 so is each path's flow alone (`alone`). Every simulation is a Dask task
-(`tasks.simulate`), on a local cluster of one worker per core by default
+(`tasks.simulate`; Dask tasks run them in batches), on a local cluster of one worker per core by default
 or on any scheduler. A flow's estimate is its FCT alone on its path plus
 what each link of its path added (`combine`)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -68,14 +69,23 @@ def _client(scheduler, workers: Optional[int]):
     from dask.distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+    # (its workers' logs below CRITICAL are Dask's own chatter: a heartbeat
+    # that meets the closing scheduler prints a traceback)
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           silence_logs=logging.CRITICAL)
     return Client(cluster), True
 
 
+#: Dask tasks per worker: enough to balance, few enough that Dask's own
+#: cost per task stays small against the simulations'
+TASKS_PER_WORKER = 8
+
+
 def _run_tasks(configs: list[dict], scheduler, workers: Optional[int], quiet: bool) -> list:
-    """Each configuration's `tasks.simulate`, in order. `workers = 0`: in
-    this process, without Dask."""
-    from .tasks import simulate
+    """Each configuration's `tasks.simulate`, in order, in batches of about
+    equal work (`tasks.batches`), `TASKS_PER_WORKER` for each worker.
+    `workers = 0`: in this process, without Dask."""
+    from .tasks import batches, cost, simulate, simulate_batch
 
     bar = None
     if not quiet and sys.stderr.isatty():
@@ -93,10 +103,17 @@ def _run_tasks(configs: list[dict], scheduler, workers: Optional[int], quiet: bo
 
         client, owned = _client(scheduler, workers)
         try:
-            futures = client.map(simulate, configs, pure=False)
-            for _ in as_completed(futures):
-                bar and bar.update(1)
-            return client.gather(futures)
+            n = sum(client.nthreads().values()) or 1
+            groups = batches([cost(c) for c in configs], TASKS_PER_WORKER * n)
+            futures = client.map(simulate_batch, [[configs[i] for i in g] for g in groups], pure=False)
+            size = {f.key: len(g) for f, g in zip(futures, groups)}
+            for f in as_completed(futures):
+                bar and bar.update(size[f.key])
+            out: list = [None] * len(configs)
+            for g, res in zip(groups, client.gather(futures)):
+                for i, r in zip(g, res):
+                    out[i] = r
+            return out
         finally:
             if owned:
                 cluster = client.cluster

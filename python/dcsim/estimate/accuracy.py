@@ -2,11 +2,17 @@
 99th-percentile slowdown per size bin, their errors, and both wall times
 (docs/estimator.md's tables).
 
-    python -m dcsim.estimate.accuracy [--topology leaf_spine|clos] [--cdf web_search|data_mining]
+    python -m dcsim.estimate.accuracy [--topology leaf_spine|leaf_spine_6144|clos] [--cdf web_search|data_mining]
         [--scheme dctcp] [--load 0.5] [--flows 20000] [--workers N] [--no-cluster] [--seed 1]
+    python -m dcsim.estimate.accuracy --grid OUT.csv [--topology ...] [--flows 20000] [--workers N]
 
 `--workers 0` estimates in this process (no Dask); the exact run always
-runs in this process, on one core."""
+runs in this process, on one core. `--grid` runs the issue's table
+(`GRID`: web search and data mining, loads 0.3 / 0.5 / 0.7, DCTCP, TCP
+and pFabric, on the fabrics named by `--topology`, all three by
+default), appending each point's rows to OUT.csv as it finishes (a point
+already there is not run again: a stopped grid resumes), and prints the
+table with the median error over it."""
 
 from __future__ import annotations
 
@@ -17,6 +23,20 @@ import warnings
 import numpy as np
 
 from ..metrics import PAPER_BINS
+
+#: the fabrics of the table (issue 53): the papers' 144 hosts, 6,144 hosts
+#: as a leaf-spine (384 leaves of 16, 4 spines: `bench_scale`'s) and as
+#: Parsimon's three-tier cluster
+FABRICS = {"leaf_spine": {"kind": "leaf_spine"},
+           "leaf_spine_6144": {"kind": "leaf_spine", "leaves": 384, "hosts_per_leaf": 16, "spines": 4},
+           "clos": {"kind": "clos"}}
+#: the table's other axes
+GRID = {"cdf": ("web_search", "data_mining"), "load": (0.3, 0.5, 0.7), "scheme": ("dctcp", "tcp", "pfabric")}
+
+
+def point_spec(topology: str, cdf: str, scheme: str, load: float, flows: int, seed: int) -> dict:
+    return {"seed": seed, "topology": FABRICS[topology], "routing": {"load_balancing": "ecmp"},
+            "scheme": {"name": scheme}, "workload": {"cdf": cdf, "load": load, "flows": flows}}
 
 
 def compare(spec: dict, workers=None, cluster: bool = True) -> dict:
@@ -55,9 +75,69 @@ def _size(b: float) -> str:
     return f"{b / 1e6:g}MB" if b >= 1e6 else f"{b / 1e3:g}KB"
 
 
+def _print_point(title: str, r: dict) -> None:
+    s = r["summary"]
+    print(f"{title}: {s['links_simulated']:,} of {s['links_shared']:,} shared links simulated; estimate "
+          f"{r['estimate_s']:.1f} s ({s['workers']} workers), exact {r['exact_s']:.1f} s "
+          f"({r['exact_s'] / r['estimate_s']:.2f}x)")
+    print("| size | flows | mean exact | mean est. | error | p99 exact | p99 est. | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in r["rows"]:
+        lo, hi = row["bin"]
+        print(f"| {_size(lo)}-{_size(hi)} | {row['flows']:,} | {row['exact_mean']:.3f} | {row['est_mean']:.3f} | "
+              f"{row['mean_err']:+.1%} | {row['exact_p99']:.3f} | {row['est_p99']:.3f} | {row['p99_err']:+.1%} |")
+
+
+def grid(out, topologies, flows: int, seed: int, workers) -> None:
+    """Every point of `GRID` on `topologies` not yet in the CSV `out`,
+    appended as it finishes (one line per size bin)."""
+    import itertools
+    from pathlib import Path
+
+    import pandas as pd
+
+    out = Path(out)
+    done = pd.read_csv(out) if out.exists() else None
+    key = ["topology", "cdf", "scheme", "load"]
+    have = set() if done is None else set(map(tuple, done[key].astype(str).to_numpy().tolist()))
+    for topo, cdf, load, scheme in itertools.product(topologies, GRID["cdf"], GRID["load"], GRID["scheme"]):
+        if (topo, cdf, scheme, str(load)) in have:
+            continue
+        r = compare(point_spec(topo, cdf, scheme, load, flows, seed), workers)
+        _print_point(f"{topo}, {cdf}, {scheme}, load {load}, {flows:,} flows, seed {seed}", r)
+        s = r["summary"]
+        rows = [{"topology": topo, "cdf": cdf, "scheme": scheme, "load": load, "flows_run": flows, "seed": seed,
+                 "bin_lo": row["bin"][0], "bin_hi": row["bin"][1],
+                 **{k: row[k] for k in ("flows", "exact_mean", "est_mean", "mean_err", "exact_p99", "est_p99",
+                                        "p99_err")},
+                 "estimate_s": r["estimate_s"], "exact_s": r["exact_s"], "links_simulated": s["links_simulated"],
+                 "links_shared": s["links_shared"]} for row in r["rows"]]
+        pd.DataFrame(rows).to_csv(out, mode="a", header=not out.exists(), index=False)
+    table(pd.read_csv(out))
+
+
+def table(df) -> None:
+    """The grid as docs/estimator.md shows it: a line per point (p99 and
+    mean errors by size bin, both wall times), then the medians."""
+    print("| fabric | flows | scheme | load | p99 error by size (<100KB / 100KB-10MB / >10MB) | mean error (same) "
+          "| estimate / exact, s |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (topo, cdf, scheme, load), g in df.groupby(["topology", "cdf", "scheme", "load"], sort=False):
+        p99 = " / ".join(f"{x:+.0%}" for x in g.p99_err)
+        mean = " / ".join(f"{x:+.0%}" for x in g.mean_err)
+        print(f"| {topo} | {cdf} | {scheme} | {load} | {p99} | {mean} | {g.estimate_s.iloc[0]:.0f} / "
+              f"{g.exact_s.iloc[0]:.0f} |")
+    for name, part in (("loads up to 0.5", df[df.load <= 0.5]), ("all loads", df)):
+        if len(part):
+            print(f"{name}: median |p99 error| {part.p99_err.abs().median():.1%}, median p99 error (bias) "
+                  f"{part.p99_err.median():+.1%}, {(part.p99_err.abs() <= 0.1).mean():.0%} of the bins within 10%; "
+                  f"median |mean error| {part.mean_err.abs().median():.1%}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="The decomposed estimate against the exact run (docs/estimator.md).")
-    ap.add_argument("--topology", default="leaf_spine", choices=["leaf_spine", "clos"])
+    ap.add_argument("--topology", default=None, choices=sorted(FABRICS), action="append",
+                    help="a fabric (repeat for several; --grid: all three by default, else leaf_spine)")
     ap.add_argument("--cdf", default="web_search")
     ap.add_argument("--scheme", default="dctcp")
     ap.add_argument("--load", type=float, default=0.5)
@@ -65,20 +145,14 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=None, help="Dask workers (default: one per core; 0: none)")
     ap.add_argument("--no-cluster", dest="cluster", action="store_false")
+    ap.add_argument("--grid", metavar="OUT.csv", help="run the issue's table, appending to OUT.csv (resumable)")
     a = ap.parse_args(argv)
-    spec = {"seed": a.seed, "topology": {"kind": a.topology}, "routing": {"load_balancing": "ecmp"},
-            "scheme": {"name": a.scheme}, "workload": {"cdf": a.cdf, "load": a.load, "flows": a.flows}}
-    r = compare(spec, a.workers, a.cluster)
-    s = r["summary"]
-    print(f"{a.topology}, {a.cdf}, {a.scheme}, load {a.load}, {a.flows:,} flows, seed {a.seed}: "
-          f"{s['links_simulated']:,} of {s['links_shared']:,} shared links simulated; estimate {r['estimate_s']:.1f} s "
-          f"({s['workers']} workers), exact {r['exact_s']:.1f} s ({r['exact_s'] / r['estimate_s']:.2f}x)")
-    print("| size | flows | mean exact | mean est. | error | p99 exact | p99 est. | error |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for row in r["rows"]:
-        lo, hi = row["bin"]
-        print(f"| {_size(lo)}-{_size(hi)} | {row['flows']:,} | {row['exact_mean']:.3f} | {row['est_mean']:.3f} | "
-              f"{row['mean_err']:+.1%} | {row['exact_p99']:.3f} | {row['est_p99']:.3f} | {row['p99_err']:+.1%} |")
+    if a.grid:
+        grid(a.grid, a.topology or list(FABRICS), a.flows, a.seed, a.workers)
+        return
+    [topo] = a.topology or ["leaf_spine"]
+    r = compare(point_spec(topo, a.cdf, a.scheme, a.load, a.flows, a.seed), a.workers, a.cluster)
+    _print_point(f"{topo}, {a.cdf}, {a.scheme}, load {a.load}, {a.flows:,} flows, seed {a.seed}", r)
 
 
 if __name__ == "__main__":

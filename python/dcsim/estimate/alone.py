@@ -11,7 +11,13 @@ Alone FCTs come from the engine itself: one run per path (a tuple of
 (rate, delay) hops) holds one flow of each packet count on a chain of its
 own (the chains meet at a hub no flow crosses, as the engine wants a
 connected fabric), so none meets another. Every count up to `EXACT`
-packets is run; above it a geometric grid (`STEP`), interpolated."""
+packets is run; above it a geometric grid (`STEP`), interpolated, up to
+`CAP` packets; beyond, the overhead is extended along the line through
+the last two runs. Alone, a long flow settles at a steady rate, so its
+overhead past the start grows linearly with its size (not at all at line
+rate): exact in both cases, where running data mining's 1 GB flows alone
+took 20 s of every estimate.
+"""
 
 from __future__ import annotations
 
@@ -19,12 +25,14 @@ import numpy as np
 
 EXACT = 64
 STEP = 1.1
+CAP = 16_384
 
 
 def grid(packets: np.ndarray) -> np.ndarray:
     """The packet counts to run for flows of these counts."""
     packets = np.unique(packets)
-    top = int(packets.max())
+    top = min(int(packets.max()), CAP)
+    packets = packets[packets <= top]
     small = packets[packets <= EXACT]
     big = []
     n = float(EXACT)
@@ -60,6 +68,11 @@ def alone_config(base: dict, hops: tuple, packets: np.ndarray, mss: int) -> dict
 
 def overhead(packets_run: np.ndarray, fct_ps: np.ndarray, ideal_ps: np.ndarray, packets: np.ndarray) -> np.ndarray:
     """Each of `packets`' overhead alone (ps), from the runs of
-    `packets_run` (exact where run, linear in between)."""
+    `packets_run` (exact where run, linear in between and beyond)."""
     extra = fct_ps.astype(np.float64) - ideal_ps.astype(np.float64)
-    return np.interp(packets.astype(np.float64), packets_run.astype(np.float64), extra)
+    x, n = packets_run.astype(np.float64), packets.astype(np.float64)
+    out = np.interp(n, x, extra)
+    if len(x) > 1:
+        past = n > x[-1]
+        out[past] = extra[-1] + (n[past] - x[-1]) * (extra[-1] - extra[-2]) / (x[-1] - x[-2])
+    return out
