@@ -52,7 +52,10 @@ import dcsim
 from dcsim.spec import spec_from_dict
 
 warnings.filterwarnings("ignore", message="run.sample_us records nothing here")
-RUN = Path(__file__).resolve().parent / "peers" / "bfc-xpass-ns2"
+HERE = Path(__file__).resolve().parent
+RUN, RUN_INCAST = HERE / "peers" / "bfc-xpass-ns2", HERE / "peers" / "bfc-xpass-ns2-incast"
+#: the script's incast mix (createIncast 1: fanIn, IncastSize): 100 senders of 200,000 B each to one host
+FAN_IN, INCAST_BYTES = 100, 200_000
 NS2_START_S = 1.0  # the script's first arrival (simStartTime)
 #: the script's flow log: arrival on ns-2's clock, source and destination host, bytes, flow id
 ARRIVALS = ["t_ns2", "src", "dst", "size_bytes", "fid"]
@@ -72,6 +75,28 @@ def read(run: Path):
     snd = pd.read_csv(run / "waste.out.xz", header=0, names=SENDER)
     stdout = pd.read_csv(run / "stdout.txt.xz", header=None, names=["line"], sep="\t").line
     return arr, rec, snd, stdout
+
+
+def background_count(stdout: pd.Series) -> int:
+    """The script's NumFlow (its standard output's first line): the
+    background flows it sets up, ids 0 to NumFlow - 1; incast flows have
+    the ids from NumFlow on."""
+    return int(stdout[stdout.str.startswith("NumFlow ")].iloc[0].split()[1])
+
+
+def incast_groups(arr: pd.DataFrame, inc: np.ndarray) -> np.ndarray:
+    """Each incast flow's incast (0, 1, ...), checked: the script logs an
+    incast's FAN_IN flows one after another, with consecutive ids, at one
+    time, to one host, each of INCAST_BYTES (the senders drawn one by one,
+    so a host may send more than one)."""
+    f = arr[inc]
+    assert (f.size_bytes == INCAST_BYTES).all(), "an incast flow not of IncastSize"
+    assert len(f) % FAN_IN == 0 and (np.diff(f.fid.to_numpy()) == 1).all(), "incast flows not in whole incasts"
+    group = np.arange(len(f)) // FAN_IN
+    g = f.assign(group=group).groupby("group")
+    assert (g.t_ns2.nunique() == 1).all() and (g.dst.nunique() == 1).all(), "an incast not at one time to one host"
+    assert (f.src != f.dst).all()
+    return group
 
 
 def packets(size):
@@ -97,14 +122,16 @@ def row(size, fct_s) -> dict:
     return {"short_mean": sd[short].mean(), "short_p99": sd[short].quantile(0.99), "long_mean": sd[big].mean()}
 
 
-def run_dcsim(arr: pd.DataFrame, variant: str) -> pd.DataFrame:
-    """dcsim's flows (in the log's order) on `bfc-fig11b`'s point of
-    `variant`, the flows of the log as a trace."""
+def run_dcsim(arr: pd.DataFrame, variant: str, figure: str = "bfc-fig11b") -> pd.DataFrame:
+    """dcsim's flows (in the log's order) on `figure`'s point of `variant`,
+    the flows of the log (incast flows included) as a trace: the trace
+    replaces the point's workload (bfc-fig11a's differs from bfc-fig11b's
+    in its workload only: its load and incasts)."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "trace.txt"
         trace.write_text("".join(f"{t - NS2_START_S:.12f} {s} {d} {b}\n"
                                  for t, s, d, b in zip(arr.t_ns2, arr.src, arr.dst, arr.size_bytes)))
-        spec = point("bfc-fig11b", variant=variant)
+        spec = point(figure, variant=variant)
         spec["workload"] = {"matrix": "trace", "trace": str(trace), "trace_format": "dcsim"}
         d = dcsim.run_all(spec_from_dict(spec)).flows.sort_values("flow_id").reset_index(drop=True)
     assert len(d) == len(arr) and (d.size_bytes.to_numpy() == arr.size_bytes.to_numpy()).all(), "not the same flows"
@@ -112,7 +139,7 @@ def run_dcsim(arr: pd.DataFrame, variant: str) -> pd.DataFrame:
     return d
 
 
-def main(run: Path) -> None:
+def main(run: Path, incast: bool = False) -> None:
     arr, rec, snd, stdout = read(run)
     # xpass.cc prints a line for every data packet lost (at a queue or found missing by the receiver)
     lost = stdout.str.contains("dropped|data loss").sum()
@@ -131,36 +158,59 @@ def main(run: Path) -> None:
     print(f"ns-2: {n:,} flows arrived in {(arr.t_ns2.max() - NS2_START_S) * 1e3:.2f} ms, every one logged once "
           f"by its receiver and its sender ({(extra > 0).sum()} with up to 5 B more than their size: a last packet "
           f"under 6 B); the last flow ended at {(end.max() - NS2_START_S) * 1e3:.1f} ms; data packets lost: {lost}")
+    # the script's incast flows have the ids from its NumFlow on (and background flows the ones below)
+    inc = arr.fid.to_numpy() >= background_count(stdout)
+    bg = ~inc
+    assert inc.any() == incast, "incast flows in a run without incasts" if inc.any() else "no incast flows"
+    if incast:
+        group = incast_groups(arr, inc)
+        t0 = arr.t_ns2[inc].to_numpy()[::FAN_IN] - NS2_START_S
+        print(f"  of them {inc.sum():,} incast flows: {group.max() + 1} incasts of {FAN_IN} flows of "
+              f"{INCAST_BYTES:,} B to one host, from {t0[0] * 1e3:.3f} to {t0[-1] * 1e3:.3f} ms, "
+              f"every {np.diff(t0).mean() * 1e3:.3f} ms on average; {bg.sum():,} background flows")
 
-    xp, bfc = run_dcsim(arr, "expresspass"), run_dcsim(arr, "bfc")
+    figure = "bfc-fig11a" if incast else "bfc-fig11b"
+    xp, bfc = run_dcsim(arr, "expresspass", figure), run_dcsim(arr, "bfc", figure)
     size = arr.size_bytes.to_numpy()
-    rows = {"ns-2 ExpressPass, FCT as ns-2 logs it": row(size, r.fct_s),
-            "ns-2 ExpressPass, timed as dcsim times flows": row(size, timed),
-            "dcsim `expresspass`": row(size, xp.fct_s),
-            "dcsim `bfc`": row(size, bfc.fct_s)}
+    fcts = {"ns-2 ExpressPass, FCT as ns-2 logs it": r.fct_s.to_numpy(),
+            "ns-2 ExpressPass, timed as dcsim times flows": timed,
+            "dcsim `expresspass`": xp.fct_s.to_numpy(),
+            "dcsim `bfc`": bfc.fct_s.to_numpy()}
+    rows = {label: row(size[bg], fct[bg]) for label, fct in fcts.items()}
     b = rows["dcsim `bfc`"]["long_mean"]
     print("\n1. Slowdowns as script_fct.py normalizes them\n")
-    print("| Fig. 11(b)'s load, no incast | short flows (<= 3 KB): mean / p99 | largest 5%: mean "
-          "| ExpressPass / BFC, largest 5% |")
+    setting = "Fig. 11(a)'s set-up (55% + 5% incast), background flows" if incast else "Fig. 11(b)'s load, no incast"
+    print(f"| {setting} | short flows (<= 3 KB): mean / p99 | largest 5%: mean | ExpressPass / BFC, largest 5% |")
     print("| --- | --- | --- | --- |")
     for label, x in rows.items():
         ratio = "" if label == "dcsim `bfc`" else f"{x['long_mean'] / b:.2f}"
         print(f"| {label} | {x['short_mean']:.2f} / {x['short_p99']:.2f} | {x['long_mean']:.2f} | {ratio} |")
+    if incast:
+        print(f"\nThe incast flows ({inc.sum():,} of {INCAST_BYTES:,} B; an incast's flows arrive together, so its "
+              f"slowest flow's FCT is its time, {FAN_IN * INCAST_BYTES * 8 / 100e3:,.0f} us at least at 100 Gb/s):\n")
+        print("| incast flows | slowdown: mean / median / p99 | FCT (us): mean / max "
+              "| an incast's slowest flow (us): mean / max |")
+        print("| --- | --- | --- | --- |")
+        for label, fct in fcts.items():
+            sd, us = slowdown(size[inc], fct[inc]), fct[inc] * 1e6
+            whole = pd.Series(us).groupby(group).max()
+            print(f"| {label} | {sd.mean():.2f} / {np.median(sd):.2f} / {np.quantile(sd, 0.99):.2f} "
+                  f"| {us.mean():.0f} / {us.max():.0f} | {whole.mean():.0f} / {whole.max():.0f} |")
 
-    print("\n2. ns-2 (timed as dcsim times flows) against dcsim `expresspass`, by size bin (the figures' bins: "
-          "the 5% quantiles of the sizes)\n")
+    print(f"\n2. ns-2 (timed as dcsim times flows) against dcsim `expresspass`, by size bin (the figures' bins: "
+          f"the 5% quantiles of the sizes{' of the background flows, incast flows left out' if incast else ''})\n")
     print("| size (bytes) | flows | ratio of mean FCTs | per-flow FCT ratio: median | 10th | 90th percentile |")
     print("| --- | --- | --- | --- | --- | --- |")
-    d = xp.fct_s.to_numpy()
-    ratio = timed / d
-    edges = np.unique(np.quantile(size, np.linspace(0, 1, 21)))
+    d = xp.fct_s.to_numpy()[bg]
+    ratio = timed[bg] / d
+    edges = np.unique(np.quantile(size[bg], np.linspace(0, 1, 21)))
     edges[0] = 0
-    bin_of = np.clip(np.searchsorted(edges, size, side="left"), 1, len(edges) - 1)
+    bin_of = np.clip(np.searchsorted(edges, size[bg], side="left"), 1, len(edges) - 1)
     means, medians = [], []
     for k in range(1, len(edges)):
         m = bin_of == k
         q = np.quantile(ratio[m], [0.5, 0.1, 0.9])
-        means.append(timed[m].mean() / d[m].mean())
+        means.append(timed[bg][m].mean() / d[m].mean())
         medians.append(q[0])
         print(f"| ({edges[k - 1]:,.0f}, {edges[k]:,.0f}] | {m.sum():,} | {means[-1]:.3f} | {q[0]:.3f} "
               f"| {q[1]:.2f} | {q[2]:.2f} |")
@@ -195,4 +245,7 @@ def main(run: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else RUN)
+    args = sys.argv[1:]
+    with_incast = "--incast" in args
+    args = [a for a in args if a != "--incast"]
+    main(Path(args[0]) if args else RUN_INCAST if with_incast else RUN, with_incast)

@@ -171,9 +171,9 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
 
     # alone, on every path a flow takes: its own, and its links' small fabrics'
     need: dict[tuple, set] = {}
-    full_paths = [d.hops(i) for i in range(len(d.flow_id))]
-    for i, h in enumerate(full_paths):
-        need.setdefault(h, set()).add(int(packets[i]))
+    shapes, shape_of = d.path_shapes()
+    for k, h in enumerate(shapes):
+        need.setdefault(h, set()).update(np.unique(packets[shape_of == k]).tolist())
     for c in reps:
         for i, h in zip(channels[c], fabrics[c][2]):
             need.setdefault(h, set()).add(int(packets[i]))
@@ -211,8 +211,8 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
 
     n = len(d.flow_id)
     est = d.ideal_ps.astype(np.float64)
-    for h in set(full_paths):
-        sel = np.array([p == h for p in full_paths])
+    for k, h in enumerate(shapes):
+        sel = shape_of == k
         est[sel] += overhead(h, packets[sel])
     for c, idx in busy.items():
         if c in excess:

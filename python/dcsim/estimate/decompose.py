@@ -83,10 +83,25 @@ class Decomposition:
                     self._by_channel[int(chunk_ports[0])] = chunk_flows
         return self._by_channel
 
-    def hops(self, i: int) -> tuple:
-        """Flow i's path as (rate, delay) hops."""
-        p = self.path(i)
-        return tuple(zip(self.rate_bps[p].tolist(), self.delay_ps[p].tolist()))
+    def path_shapes(self) -> tuple[list[tuple], np.ndarray]:
+        """The distinct paths as (rate, delay) hops, and each flow's index
+        among them (flows grouped by path length, their hops' kinds
+        compared as rows: a few shapes among millions of flows)."""
+        kind_of = {}
+        port_kind = np.fromiter((kind_of.setdefault(k, len(kind_of)) for k in
+                                 zip(self.rate_bps.tolist(), self.delay_ps.tolist())), dtype=np.int64,
+                                count=len(self.rate_bps))
+        kinds = list(kind_of)
+        lengths = np.diff(self.offsets)
+        shapes: list[tuple] = []
+        which = np.empty(len(lengths), dtype=np.int64)
+        for n in np.unique(lengths):
+            flows = np.flatnonzero(lengths == n)
+            rows = port_kind[self.ports[self.offsets[flows][:, None] + np.arange(n)]]
+            uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+            which[flows] = len(shapes) + inv.ravel()
+            shapes += [tuple(kinds[k] for k in row) for row in uniq.tolist()]
+        return shapes, which
 
     def link_fabric(self, channel: int) -> tuple[dict, list, list]:
         """The channel's own fabric (the engine's `graph` topology), its
