@@ -34,10 +34,30 @@ runs dcsim on the same flows (the script's flow log as a trace, the
    the receiver before their last data packet and by how much, and
    credits wasted at the sender (ns-2's own count) per data packet sent.
 
-About a minute and a half on one core (two dcsim runs of 110,693 flows).
+With `--incast`: the same for the co-author's own setting, the script as
+the fork ships it (`linkLoad 0.65` and `createIncast 1`: the background
+at 0.6, the same flows as without incasts, and every 0.5 ms an incast of
+`fanIn` 100 flows of `IncastSize` 200,000 B from random hosts to one;
+99 incasts, 9,900 flows), with only `finish` moved 0.5 s later
+(peers/bfc-xpass-ns2-incast/, PROVENANCE.md there; the same build).
+Incast flows are the log's flows with ids from the script's `NumFlow`
+(its standard output's first line) on, checked to come in whole incasts.
+dcsim runs every flow of the log, the incast flows included, on the
+`bfc-fig11a` point (the trace replaces its workload). It prints the
+run's incasts, then 1. for the background flows (incast flows left out,
+as the figure's bins leave them out), then the incast flows apart (the
+four rows' slowdown mean, median and 99th percentile, FCT mean and
+maximum, and an incast's slowest flow), then 2. for the background flows
+and 3. over all the flows.
 
-Usage: .venv/bin/python docs/reproductions/evidence/bfc_xpass_ns2.py [DIR]
-       (DIR: another directory with the same files; default the stored run)"""
+About a minute and a half of CPU (two dcsim runs of 110,693 flows;
+2 min 10 s wall on a 2-core machine busy with two other jobs); with
+`--incast`, 105 s of CPU (two dcsim runs of 120,593 flows; 2 min 23 s
+wall on that machine).
+
+Usage: .venv/bin/python docs/reproductions/evidence/bfc_xpass_ns2.py [--incast] [DIR]
+       (DIR: another directory with the same files; default the stored run,
+       peers/bfc-xpass-ns2/, or with --incast peers/bfc-xpass-ns2-incast/)"""
 
 import sys
 import tempfile
