@@ -195,6 +195,10 @@ def test_a_fabric_too_large_to_hold_is_refused_before_it_is_built(topology, mess
       "workload": {"cdf": "data_mining", "load": 0.1, "flows": 20}, "packets": {"header_bytes": 999},
       "run": {"sample_us": 0.001}},
      r"^run.sample_us: 0.001 us records at least 2.39e\+09 queue samples \(about 76 GB; this machine has"),
+    # fuzz case 7293 (seed 1, on 3ad1429's schema): BFC's flow tables at 2^20 entries a queue (9.6 GB on its
+    # 18 switch ports) aborted a worker held to 4 GiB; on the papers' fabric with 256 queues they pass any machine
+    ({"scheme": {"name": "bfc", "queues": 256, "table_per_queue": 2**20}, "workload": {"flows": 10}},
+     r"^spec: scheme bfc: its ports' tables need about 1,546.2 GB \(this machine has"),
 ])
 def test_a_run_that_would_overrun_the_clock_or_memory_is_refused_before_it_starts(case, message):
     from dcsim.spec import engine_config
@@ -214,7 +218,7 @@ def test_every_spec_the_fuzzer_found_failing_now_runs_or_is_refused():
     starting at 10^6 s, with PFC's deadlock check looking every
     millisecond until then)."""
     found = {p.stem: (json.loads(p.read_text())["spec"], []) for p in sorted(CASES.glob("*.json"))}
-    assert len(found) >= 17
+    assert len(found) >= 18
     outcomes = list(fuzz.run_specs(found, jobs=2, timeout=60))
     bad = [(o.case, o.kind, o.detail) for o in outcomes if o.failed]
     assert bad == []

@@ -96,6 +96,19 @@ class Spec(Model):
             raise ValueError("scheme.incast_label labels the flows of workload.incasts, and the workload has none")
         return self
 
+    @model_validator(mode="after")
+    def _state_fits(self) -> "Spec":
+        """A scheme whose ports' own state needs more memory than the
+        machine has is refused before anything is built
+        (`Scheme.state_bytes`: BFC's flow tables)."""
+        from .topology import _memory_bytes
+
+        need, have = self.scheme.state_bytes(self), _memory_bytes()
+        if need > have:
+            raise ValueError(f"scheme {self.scheme.name}: its ports' tables need about {need / 1e9:,.1f} GB (this "
+                             f"machine has {have / 1e9:,.1f} GB): fewer entries (scheme.table_per_queue) or queues")
+        return self
+
     def with_overrides(self, **dotted: Any) -> "Spec":
         """A copy with ``{"workload.load": 0.3, ...}`` applied; its name
         records them (see `derived_name`). A whole section given as a dict

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 BFC3 = "BFC NSDI'22 §3"
 BFC62 = "BFC NSDI'22 §6.2.1"
 BFC_A = "BFC NSDI'22 App. A"
+#: a flow-table entry in the engine (`schemes/bfc/queue.rs` `TableEntry`:
+#: queue u16, packets u32, time u64, aligned)
+TABLE_ENTRY_BYTES = 16
 
 
 class BfcScheme(RdmaFamily):
@@ -38,7 +41,8 @@ class BfcScheme(RdmaFamily):
     queues: int = field(32, "physical queues per egress port", source=BFC62 + " (Tofino2)", ge=1, le=4096)
     table_per_queue: int = field(100, "flow-table entries per queue of the port (a collision below 1% while "
                                       "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1,
-                                 le=2**20)  # (the table's size is a u32: 2^31 overflowed it, fuzz case 7293)
+                                 le=2**20)  # (the table's size is a u32: 2^31 overflowed it, fuzz case 7293;
+    # its memory is checked against the machine's: `state_bytes`)
     assign: Literal["dynamic", "stochastic", "single"] = field(
         "dynamic", "queue assignment: dynamic (an empty queue, else random), stochastic (a static hash, as SFQ; "
                    "Fig. 27) or single (one queue, like PFC; Fig. 8)", source=BFC3 + ".3.1")
@@ -77,6 +81,11 @@ class BfcScheme(RdmaFamily):
 
     def labels_incasts(self) -> bool:
         return self.incast_label
+
+    def state_bytes(self, spec: "Spec") -> float:
+        """A flow table at every port, both ends of every link (fuzz case
+        7293: 2^20 entries a queue on 18 switch ports took 9.6 GB)."""
+        return 2.0 * spec.topology.links() * self.queues * self.table_per_queue * TABLE_ENTRY_BYTES
 
     def engine(self, spec: "Spec") -> tuple[dict, dict]:
         hrtt = self.hrtt_us if self.hrtt_us is not None else 2 * spec.topology.max_link_delay_us()

@@ -70,6 +70,11 @@ class SchemeModel(Model):
         warnings by `dcsim run` and `dcsim sweep`)."""
         return []
 
+    def state_bytes(self, spec: "Spec") -> float:
+        """Memory its ports' own state takes beyond the fabric's (BFC's flow
+        tables), checked against the machine's before a run."""
+        return 0.0
+
     def labels_incasts(self) -> bool:
         """Its senders label the flows of `workload.incasts` (BFC +
         IncastLabel): the engine is told which flows they are."""
