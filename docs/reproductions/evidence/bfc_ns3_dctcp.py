@@ -2,14 +2,17 @@
 paper ran its comparison schemes on, and dcsim on the very same flows
 (docs/reproductions/bfc.md, "Fig. 11(b)", "The simulator's own DCTCP").
 
-Usage: bfc_ns3_dctcp.py [FCT_FILE ...]
+Usage: bfc_ns3_dctcp.py [--long] [FCT_FILE ...]
 
 With no argument the script reads the peer simulator's outputs stored in
-the repository (docs/reproductions/evidence/peers/, STORED below; each
-directory's PROVENANCE.md has the fork's commit, the exact
-`mix/config.txt`, the build and the command line), so it needs no ns-3:
-it reruns dcsim's side and compares. Each FCT_FILE (plain, .xz or .gz)
-is the output of the BFC co-author's fork of the HPCC ns-3 simulator
+the repository (docs/reproductions/evidence/peers/, STORED and
+STORED_LONG below; each directory's PROVENANCE.md has the fork's commit,
+the exact `mix/config.txt`, the build and the command line), so it needs
+no ns-3: it reruns dcsim's side and compares. STORED_LONG is the paper's
+marking on 100 ms of arrivals (APP_STOP_TIME 1.1: 397,847 flows): its
+ns-3 row is always printed, dcsim's side on its flows only with --long
+(given FCT_FILEs, dcsim's side always runs). Each FCT_FILE (plain, .xz
+or .gz) is the output of the BFC co-author's fork of the HPCC ns-3 simulator
 (github.com/preeyshah/High-Precision-Congestion-Control at b9e9210),
 `scratch/simple` with its `mix/config.txt` changed to the Fig. 11(b)
 set-up: CREATE_INCAST 0, UTILIZATION_FACTOR 0.6, APP_STOP_TIME 1.025,
@@ -21,14 +24,15 @@ replaced by 100 and 400 KB, PMAX 0.2, EWMA_GAIN 0.0625, DCTCP_RATE_AI
 --build-profile=optimized --disable-examples --disable-tests
 --disable-python --enable-modules=point-to-point,applications,internet`;
 with gcc 12, `scratch/simple_inter_dc.cc` does not compile at b9e9210 and
-is moved out of `scratch/` first). A 25 ms run takes 9 minutes of CPU.
+is moved out of `scratch/` first). A 25 ms run takes 9 minutes of CPU,
+the 100 ms one 35.
 The fork's FCT file has seven columns (`sip dip sport dport size
 start_ns fct_ns`); the slowdown's denominator is computed as the
 upstream simulator's `third.cc` does (the pair's base RTT plus the bytes
 with 48 B of headers per packet at 100 Gb/s).
 
 The script prints, for each ns-3 run, its statistics, then, once for
-each distinct set of flows (the stored runs all have the same 97,891),
+each distinct set of flows (the four STORED runs have the same 97,891),
 dcsim's on the same flows (the FCT file turned into a trace in the HPCC
 simulator's flow-file format): `dctcp_rdma` (its defaults; and with ACKs
 first at switches, as the fork serves them), `hpcc` with the fork's
@@ -36,7 +40,9 @@ maxStage 0 and 42 B telemetry header with ACKs first, `bfc` and
 `ideal_fq`: the mean slowdown of all flows, of the largest 5% (size at
 least the 95th percentile) and the 99th percentile of flows up to 3 KB.
 About 2 minutes of CPU in all from the stored outputs (15-30 s per dcsim
-run; 4 minutes on a 2-core machine busy with another job).
+run; 4 minutes on a 2-core machine busy with another job); --long adds
+the five dcsim runs on the 100 ms run's flows, about 8 minutes more (10
+minutes in all, 2026-11-29, on a 2-core machine busy with other jobs).
 """
 
 import sys
@@ -58,6 +64,10 @@ STORED = {
     "bfc-fig11b-dctcp-fork": "ns-3 DCTCP, the fork's own fields",
     "bfc-fig11b-dctcp-runpy": "ns-3 DCTCP, the upstream run.py's",
     "bfc-fig11b-hpcc": "ns-3 HPCC, the fork's configuration unchanged",
+}
+#: the stored run on 100 ms of arrivals (397,847 flows): its ns-3 row always, dcsim's side with --long
+STORED_LONG = {
+    "bfc-fig11b-dctcp-paper-100ms": "ns-3 DCTCP, the paper's marking, 100 ms of arrivals",
 }
 #: dcsim's runs on the same flows: (label, variant, scheme fields, buffer fields)
 RUNS = [("dctcp_rdma", "dctcp", {}, {}),
@@ -135,11 +145,15 @@ def groups(runs: list[tuple[str, str]]) -> list[list[tuple[str, pd.DataFrame]]]:
     return out
 
 
-def main(runs: list[tuple[str, str]]) -> None:
+def main(runs: list[tuple[str, str]], rerun: bool = True) -> None:
+    """Each run's statistics, then (if `rerun`) dcsim's on each distinct set of flows."""
     for group in groups(runs):
         for label, f in group:
             print(f"{label}\n  ns-3: {stats(f['size'], f.slowdown)}")
         f = group[0][1]
+        if not rerun:
+            print(f"dcsim on the same {len(f)} flows: with --long")
+            continue
         print(f"dcsim on the same {len(f)} flows:")
         for name, variant, scheme, buffer in RUNS:
             d = run_on(f, "bfc-fig11b", variant, scheme=scheme, buffer=buffer)
@@ -147,4 +161,11 @@ def main(runs: list[tuple[str, str]]) -> None:
 
 
 if __name__ == "__main__":
-    main([(p, p) for p in sys.argv[1:]] or stored(STORED))
+    args = sys.argv[1:]
+    long = "--long" in args
+    files = [a for a in args if a != "--long"]
+    if files:
+        main([(p, p) for p in files])
+    else:
+        main(stored(STORED))
+        main(stored(STORED_LONG), rerun=long)
