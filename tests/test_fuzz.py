@@ -198,7 +198,7 @@ def test_a_fabric_too_large_to_hold_is_refused_before_it_is_built(topology, mess
     # fuzz case 7293 (seed 1, on 3ad1429's schema): BFC's flow tables at 2^20 entries a queue (9.6 GB on its
     # 18 switch ports) aborted a worker held to 4 GiB; on the papers' fabric with 256 queues they pass any machine
     ({"scheme": {"name": "bfc", "queues": 256, "table_per_queue": 2**20}, "workload": {"flows": 10}},
-     r"^spec: scheme bfc: its ports' tables need about 1,546.2 GB \(this machine has"),
+     r"^scheme bfc: its ports' tables need about 1,546.2 GB \(this machine has"),
 ])
 def test_a_run_that_would_overrun_the_clock_or_memory_is_refused_before_it_starts(case, message):
     from dcsim.spec import engine_config

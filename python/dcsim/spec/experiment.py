@@ -96,19 +96,6 @@ class Spec(Model):
             raise ValueError("scheme.incast_label labels the flows of workload.incasts, and the workload has none")
         return self
 
-    @model_validator(mode="after")
-    def _state_fits(self) -> "Spec":
-        """A scheme whose ports' own state needs more memory than the
-        machine has is refused before anything is built
-        (`Scheme.state_bytes`: BFC's flow tables)."""
-        from .topology import _memory_bytes
-
-        need, have = self.scheme.state_bytes(self), _memory_bytes()
-        if need > have:
-            raise ValueError(f"scheme {self.scheme.name}: its ports' tables need about {need / 1e9:,.1f} GB (this "
-                             f"machine has {have / 1e9:,.1f} GB): fewer entries (scheme.table_per_queue) or queues")
-        return self
-
     def with_overrides(self, **dotted: Any) -> "Spec":
         """A copy with ``{"workload.load": 0.3, ...}`` applied; its name
         records them (see `derived_name`). A whole section given as a dict
@@ -385,6 +372,7 @@ def engine_config(spec: Spec) -> dict:
     converted, workload files read, arrival rate derived from the load."""
     from ..workloads import load_cdf, load_trace
 
+    _check_state(spec)
     topo = spec.topology
     hosts = topo.host_count()
     transport, port, shared_buffer, model = _hosts_and_ports(spec)
@@ -504,6 +492,18 @@ def engine_config(spec: Spec) -> dict:
     _check_span(config["workload"], spec)
     _check_samples(spec, config["workload"])
     return config
+
+
+def _check_state(spec: Spec) -> None:
+    """Refuse a scheme whose ports' own state needs more memory than the
+    machine has (`Scheme.state_bytes`: BFC's flow tables), before anything
+    is built."""
+    from .topology import _memory_bytes
+
+    need, have = spec.scheme.state_bytes(spec), _memory_bytes()
+    if need > have:
+        raise SpecError(f"scheme {spec.scheme.name}: its ports' tables need about {need / 1e9:,.1f} GB (this "
+                        f"machine has {have / 1e9:,.1f} GB): fewer entries (scheme.table_per_queue) or queues")
 
 
 #: The engine numbers a flow's packets in 32 bits, with the top values kept

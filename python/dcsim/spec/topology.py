@@ -348,6 +348,9 @@ class FileTopology(Model):
     def host_count(self) -> int:
         return self.fabric().hosts
 
+    def links(self) -> int:
+        return len(self.fabric().links)
+
     def host_rate_bps(self) -> int:
         return self.fabric().host_rate_bps()
 
