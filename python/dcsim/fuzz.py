@@ -219,9 +219,10 @@ def check_case(spec: dict, budget_s: float = math.inf, memory_bytes: float = mat
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             s = spec_from_dict(spec)
-            if s.scheme.state_bytes(s) > memory_bytes / 2:
+            tables = s.scheme.state_bytes(s)
+            if tables > memory_bytes / 2:
                 # refused past the machine's memory; past the worker's, not built
-                return "skipped", f"{s.scheme.state_bytes(s) / 1e9:,.1f} GB of the scheme's tables"
+                return "skipped", f"{tables / 1e9:,.1f} GB of the scheme's tables"
             caveats(s)
             cost = estimate(s)
             if cost.seconds > budget_s:
@@ -230,7 +231,6 @@ def check_case(spec: dict, budget_s: float = math.inf, memory_bytes: float = mat
             if samples > memory_bytes / 2:
                 # refused past the machine's memory; past the worker's, not run
                 return "skipped", f"at least {samples / 1e9:,.1f} GB of queue samples"
-
             run = run_all(s)
     except SpecError as e:
         msg = str(e)

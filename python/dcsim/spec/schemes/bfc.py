@@ -41,8 +41,7 @@ class BfcScheme(RdmaFamily):
     queues: int = field(32, "physical queues per egress port", source=BFC62 + " (Tofino2)", ge=1, le=4096)
     table_per_queue: int = field(100, "flow-table entries per queue of the port (a collision below 1% while "
                                       "the flows are fewer than the queues)", source=BFC3 + ".3.1", ge=1,
-                                 le=2**20)  # (the table's size is a u32: 2^31 overflowed it, fuzz case 7293;
-    # its memory is checked against the machine's: `state_bytes`)
+                                 le=2**20)  # (a u32 in the engine: 2^31 overflowed it; memory: `state_bytes`)
     assign: Literal["dynamic", "stochastic", "single"] = field(
         "dynamic", "queue assignment: dynamic (an empty queue, else random), stochastic (a static hash, as SFQ; "
                    "Fig. 27) or single (one queue, like PFC; Fig. 8)", source=BFC3 + ".3.1")
