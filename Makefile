@@ -3,7 +3,7 @@
 #   make test   set up, then run every test (Rust and Python)
 #   make bench  set up, then run the benchmarks
 #   make bench-scale  set up, then the datacenter-scale benchmark (3-20 min)
-#   make fuzz   set up, then 10,000 random specs (python -m dcsim.fuzz; hours on 2 cores)
+#   make fuzz   set up, then 10,000 random specs (python -m dcsim.fuzz; about 25 minutes on 2 cores)
 
 SHELL := /bin/bash
 PYTHON ?= python3
