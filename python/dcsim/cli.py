@@ -147,13 +147,15 @@ def estimate(
     force: bool = typer.Option(False, help="replace an existing output directory"),
 ) -> None:
     """Estimate FCTs by simulating each link on its own (docs/estimator.md)."""
-    from .estimate import estimate_to_dir
+    from .estimate import caveats, estimate_to_dir
     from .show import print_run
     from .spec import load_spec
 
     overrides = _overrides(set_, seed, flows)
     try:
         s = load_spec(spec, overrides, [])
+        for w in caveats(s):
+            warn(w)
         summary = estimate_to_dir(s, out, force=force, overrides=overrides, workers=workers, scheduler=scheduler,
                                   cluster=cluster, quiet=quiet)
     except SpecError as e:

@@ -42,6 +42,8 @@ class Run:
         out.pop("name", None)
         out |= {f"resolved.{k}": v for k, v in self.summary.get("resolved", {}).items()}
         out["flows"] = self.summary.get("flows_total")
+        # an estimate (`dcsim estimate`) beside a run: its label says so
+        out["model"] = self.summary.get("model", "packet")
         return out
 
 

@@ -257,12 +257,15 @@ def _sweep_section(d: Path, bins=None) -> str:
 
 def _run_section(d: Path, bins=None) -> str:
     from .results import stats_of
-    from .show import footer, headline, stats_table
+    from .show import _f, footer, headline, stats_table
 
     summary = json.loads((d / "summary.json").read_text())
     stats = stats_of(d, summary, bins)
     headers, rows = stats_table(stats)
-    counters = "".join(f"<tr><td class=l>{_esc(k)}</td><td>{v:,}</td></tr>" for k, v in summary["counters"].items())
+    # an estimate has no engine counters: what it simulated stands in their place
+    what, numbers = ("estimate", summary["estimate"]) if summary.get("estimated") else ("counters", summary["counters"])
+    counters = "".join(f"<tr><td class=l>{_esc(k)}</td><td>{_esc(_f(v) if isinstance(v, (int, float)) else v)}</td></tr>"
+                       for k, v in numbers.items())
     overrides = summary.get("overrides") or {}
     over = (f"<p>Overrides: <code>{_esc(', '.join(f'{k}={v}' for k, v in overrides.items()))}</code></p>"
             if overrides else "")
@@ -271,8 +274,9 @@ def _run_section(d: Path, bins=None) -> str:
         f"&middot; seed {summary['seed']} &middot; status {_esc(summary['status'])}</p>"
         f"<p>{_esc(headline(summary))}</p>{over}{_img_bytes(_run_plot(d), 'slowdown by flow size')}"
         f"<h3>Slowdown by flow size</h3>{_html_table(headers, rows)}"
-        + "".join(f"<p>{_esc(line)}</p>" for line in footer(stats).splitlines()) +
-        f"<details><summary>counters</summary><table>{counters}</table></details>"
+        + "".join(f"<p>{_esc(line)}</p>" for line in footer(stats).splitlines())
+        + "".join(f"<p><b>caveat</b>: {_esc(c)}</p>" for c in summary.get("estimate", {}).get("caveats", [])) +
+        f"<details><summary>{what}</summary><table>{counters}</table></details>"
         f"<details><summary>spec</summary><pre>{_esc(json.dumps(summary['spec'], indent=2))}</pre></details>"
     )
 

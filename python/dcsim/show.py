@@ -172,6 +172,8 @@ def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO]
     note = footer(stats) + (f"\n{homa_line(summary['homa'])}" if summary.get("homa") else "")
     if ran_on(summary):
         note += f"\n{ran_on(summary)}"
+    for c in summary.get("estimate", {}).get("caveats", []):
+        note += f"\ncaveat: {c}"  # an estimate's measured bias (docs/estimator.md)
     render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 
 

@@ -50,6 +50,18 @@ def refusal(spec) -> Optional[str]:
     return None
 
 
+def caveats(spec) -> list[str]:
+    """What a user should know before estimating `spec`: its scheme's
+    measured bias (`Scheme.estimate_caveat`) and links loaded past their
+    capacity (`offered.overload_caveats`)."""
+    from ..offered import overload_caveats
+
+    if refusal(spec):
+        return []
+    why = spec.scheme.estimate_caveat(spec)
+    return ([f"dcsim estimate: scheme {spec.scheme.name}: {why}"] if why else []) + overload_caveats(spec)
+
+
 @dataclass
 class Estimate:
     """An estimate's flow table (columns as `dcsim run` writes them, plus
@@ -242,7 +254,8 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
                      "alone_paths": len(paths),
                      "tasks": len(results), "workers": "in process" if workers == 0 and scheduler is None
                      else (str(scheduler) if scheduler is not None else workers or os.cpu_count()),
-                     "prepare_s": t1 - t0, "simulate_s": t2 - t1, "combine_s": t3 - t2},
+                     "prepare_s": t1 - t0, "simulate_s": t2 - t1, "combine_s": t3 - t2,
+                     "caveats": caveats(spec)},
     }
     summary["stats"] = summarize({k: df[k].to_numpy() for k in ("size_bytes", "slowdown", "start_s", "ideal_fct_s")},
                                  None)

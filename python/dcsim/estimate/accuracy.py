@@ -4,7 +4,7 @@
 
     python -m dcsim.estimate.accuracy [--topology leaf_spine|leaf_spine_6144|clos] [--cdf web_search|data_mining]
         [--scheme dctcp] [--load 0.5] [--flows 20000] [--workers N] [--no-cluster] [--seed 1]
-    python -m dcsim.estimate.accuracy --grid OUT.csv [--topology ...] [--flows 20000] [--workers N]
+    python -m dcsim.estimate.accuracy --grid OUT.csv [--plot OUT.png] [--topology ...] [--flows N] [--workers N]
 
 `--workers 0` estimates in this process (no Dask); the exact run always
 runs in this process, on one core. `--grid` runs the issue's table
@@ -32,6 +32,10 @@ FABRICS = {"leaf_spine": {"kind": "leaf_spine"},
            "clos": {"kind": "clos"}}
 #: the table's other axes
 GRID = {"cdf": ("web_search", "data_mining"), "load": (0.3, 0.5, 0.7), "scheme": ("dctcp", "tcp", "pfabric")}
+#: the grid's flows by workload: data mining's mean flow is 4.5 times web
+#: search's, so a quarter as many flows move about the same bytes (37 and
+#: 33 GB) and each point costs about the same
+GRID_FLOWS = {"web_search": 20000, "data_mining": 5000}
 
 
 def point_spec(topology: str, cdf: str, scheme: str, load: float, flows: int, seed: int) -> dict:
@@ -88,9 +92,10 @@ def _print_point(title: str, r: dict) -> None:
               f"{row['mean_err']:+.1%} | {row['exact_p99']:.3f} | {row['est_p99']:.3f} | {row['p99_err']:+.1%} |")
 
 
-def grid(out, topologies, flows: int, seed: int, workers) -> None:
+def grid(out, topologies, flows: int | None, seed: int, workers) -> None:
     """Every point of `GRID` on `topologies` not yet in the CSV `out`,
-    appended as it finishes (one line per size bin)."""
+    appended as it finishes (one line per size bin); `flows` None takes
+    `GRID_FLOWS`."""
     import itertools
     from pathlib import Path
 
@@ -103,10 +108,11 @@ def grid(out, topologies, flows: int, seed: int, workers) -> None:
     for topo, cdf, load, scheme in itertools.product(topologies, GRID["cdf"], GRID["load"], GRID["scheme"]):
         if (topo, cdf, scheme, str(load)) in have:
             continue
-        r = compare(point_spec(topo, cdf, scheme, load, flows, seed), workers)
-        _print_point(f"{topo}, {cdf}, {scheme}, load {load}, {flows:,} flows, seed {seed}", r)
+        n = flows or GRID_FLOWS[cdf]
+        r = compare(point_spec(topo, cdf, scheme, load, n, seed), workers)
+        _print_point(f"{topo}, {cdf}, {scheme}, load {load}, {n:,} flows, seed {seed}", r)
         s = r["summary"]
-        rows = [{"topology": topo, "cdf": cdf, "scheme": scheme, "load": load, "flows_run": flows, "seed": seed,
+        rows = [{"topology": topo, "cdf": cdf, "scheme": scheme, "load": load, "flows_run": n, "seed": seed,
                  "bin_lo": row["bin"][0], "bin_hi": row["bin"][1],
                  **{k: row[k] for k in ("flows", "exact_mean", "est_mean", "mean_err", "exact_p99", "est_p99",
                                         "p99_err")},
@@ -119,7 +125,7 @@ def grid(out, topologies, flows: int, seed: int, workers) -> None:
 def table(df) -> None:
     """The grid as docs/estimator.md shows it: a line per point (p99 and
     mean errors by size bin, both wall times), then the medians."""
-    print("| fabric | flows | scheme | load | p99 error by size (<100KB / 100KB-10MB / >10MB) | mean error (same) "
+    print("| fabric | workload | scheme | load | p99 error by size (<100KB / 100KB-10MB / >10MB) | mean error (same) "
           "| estimate / exact, s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (topo, cdf, scheme, load), g in df.groupby(["topology", "cdf", "scheme", "load"], sort=False):
@@ -134,6 +140,39 @@ def table(df) -> None:
                   f"median |mean error| {part.mean_err.abs().median():.1%}")
 
 
+def plot(df, out) -> None:
+    """The grid as a picture: each point's and size bin's 99th-percentile
+    slowdown, estimated against exact, a panel per fabric, a colour per
+    scheme, a marker per size bin; the diagonal and its 10% band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fabrics = list(dict.fromkeys(df.topology))
+    fig, axes = plt.subplots(1, len(fabrics), figsize=(4.2 * len(fabrics), 4.4), squeeze=False, layout="constrained")
+    colors = {"dctcp": "tab:blue", "tcp": "tab:red", "pfabric": "tab:green"}
+    markers = dict(zip(sorted(set(df.bin_lo)), "o^s"))
+    lo, hi = min(df.exact_p99.min(), df.est_p99.min()) / 1.2, max(df.exact_p99.max(), df.est_p99.max()) * 1.2
+    for ax, topo in zip(axes[0], fabrics):
+        g = df[df.topology == topo]
+        ax.fill_between([lo, hi], [lo / 1.1, hi / 1.1], [lo * 1.1, hi * 1.1], color="0.9", label="within 10%")
+        ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8)
+        for (scheme, b), h in g.groupby(["scheme", "bin_lo"]):
+            ax.scatter(h.exact_p99, h.est_p99, s=22, color=colors.get(scheme, "k"), marker=markers[b],
+                       alpha=0.8, label=f"{scheme}, {_size(b)}-{_size(h.bin_hi.iloc[0])}")
+        ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), xlabel="p99 slowdown, exact run",
+               title=f"{topo} ({g.groupby(['cdf', 'scheme', 'load']).ngroups} points)")
+        ax.grid(alpha=0.3, which="both", lw=0.4)
+    axes[0][0].set_ylabel("p99 slowdown, estimate")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=7)
+    fig.suptitle("dcsim estimate against the exact run: 99th-percentile slowdown per size bin "
+                 "(web search and data mining, loads 0.3 / 0.5 / 0.7)", fontsize=9)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="The decomposed estimate against the exact run (docs/estimator.md).")
     ap.add_argument("--topology", default=None, choices=sorted(FABRICS), action="append",
@@ -141,18 +180,25 @@ def main(argv=None) -> None:
     ap.add_argument("--cdf", default="web_search")
     ap.add_argument("--scheme", default="dctcp")
     ap.add_argument("--load", type=float, default=0.5)
-    ap.add_argument("--flows", type=int, default=20000)
+    ap.add_argument("--flows", type=int, default=None,
+                    help="flows a point (default 20,000; --grid: 20,000 web search, 5,000 data mining)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=None, help="Dask workers (default: one per core; 0: none)")
     ap.add_argument("--no-cluster", dest="cluster", action="store_false")
     ap.add_argument("--grid", metavar="OUT.csv", help="run the issue's table, appending to OUT.csv (resumable)")
+    ap.add_argument("--plot", metavar="OUT.png", help="with --grid: draw the table (estimate against exact)")
     a = ap.parse_args(argv)
     if a.grid:
         grid(a.grid, a.topology or list(FABRICS), a.flows, a.seed, a.workers)
+        if a.plot:
+            import pandas as pd
+
+            plot(pd.read_csv(a.grid), a.plot)
         return
     [topo] = a.topology or ["leaf_spine"]
-    r = compare(point_spec(topo, a.cdf, a.scheme, a.load, a.flows, a.seed), a.workers, a.cluster)
-    _print_point(f"{topo}, {a.cdf}, {a.scheme}, load {a.load}, {a.flows:,} flows, seed {a.seed}", r)
+    flows = a.flows or 20000
+    r = compare(point_spec(topo, a.cdf, a.scheme, a.load, flows, a.seed), a.workers, a.cluster)
+    _print_point(f"{topo}, {a.cdf}, {a.scheme}, load {a.load}, {flows:,} flows, seed {a.seed}", r)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,12 @@ class SchemeModel(Model):
         warnings by `dcsim run` and `dcsim sweep`)."""
         return []
 
+    def estimate_caveat(self, spec: "Spec") -> Optional[str]:
+        """What a user should know about its decomposed estimate (`dcsim
+        estimate`), measured against exact runs (docs/estimator.md), if
+        the estimate is far off by design."""
+        return None
+
     def state_bytes(self, spec: "Spec") -> float:
         """Memory its ports' own state takes beyond the fabric's (BFC's flow
         tables), checked against the machine's before a run."""
