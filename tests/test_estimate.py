@@ -196,3 +196,27 @@ def test_tcp_over_drop_tail_is_estimated_with_its_measured_caveat():
     dctcp = spec_from_dict({**ECMP, "scheme": {"name": "dctcp"}, "workload": {"flows": 50}})
     assert estimate(ecn, workers=0).summary["estimate"]["caveats"] == []
     assert estimate(dctcp, workers=0).summary["estimate"]["caveats"] == []
+
+
+def test_the_accuracy_grid_appends_each_point_resumes_and_draws(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    from dcsim.estimate import accuracy
+
+    monkeypatch.setattr(accuracy, "FABRICS", {"small": {"kind": "leaf_spine", "leaves": 2, "hosts_per_leaf": 4,
+                                                        "spines": 2}})
+    monkeypatch.setattr(accuracy, "GRID", {"cdf": ("web_search",), "load": (0.3,), "scheme": ("dctcp", "pfabric")})
+    out = tmp_path / "grid.csv"
+    accuracy.grid(out, ["small"], 300, 1, 0)
+    df = pd.read_csv(out)
+    assert sorted(set(df.scheme)) == ["dctcp", "pfabric"] and (df.flows_run == 300).all()
+    assert df.groupby("scheme").flows.sum().tolist() == [300, 300]
+    # the errors are the estimate's against the exact run's, as printed
+    assert np.allclose(df.mean_err, df.est_mean / df.exact_mean - 1)
+    assert "| small | web_search | dctcp | 0.3 |" in capsys.readouterr().out
+    # a second call finds every point done and runs nothing
+    monkeypatch.setattr(accuracy, "compare", lambda *a, **k: pytest.fail("a finished point ran again"))
+    accuracy.grid(out, ["small"], 300, 1, 0)
+    assert pd.read_csv(out).equals(df)
+    accuracy.plot(df, tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").stat().st_size > 10_000

@@ -133,11 +133,14 @@ def table(df) -> None:
         mean = " / ".join(f"{x:+.0%}" for x in g.mean_err)
         print(f"| {topo} | {cdf} | {scheme} | {load} | {p99} | {mean} | {g.estimate_s.iloc[0]:.0f} / "
               f"{g.exact_s.iloc[0]:.0f} |")
-    for name, part in (("loads up to 0.5", df[df.load <= 0.5]), ("all loads", df)):
-        if len(part):
-            print(f"{name}: median |p99 error| {part.p99_err.abs().median():.1%}, median p99 error (bias) "
-                  f"{part.p99_err.median():+.1%}, {(part.p99_err.abs() <= 0.1).mean():.0%} of the bins within 10%; "
-                  f"median |mean error| {part.mean_err.abs().median():.1%}")
+    print("| points | loads | median \\|p99 error\\| | median p99 error (bias) | bins within 10% (p99) "
+          "| median \\|mean error\\| |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for who, rows in (("all", df), *((s, df[df.scheme == s]) for s in dict.fromkeys(df.scheme))):
+        for name, part in (("up to 0.5", rows[rows.load <= 0.5]), ("all", rows)):
+            if len(part):
+                print(f"| {who} | {name} | {part.p99_err.abs().median():.1%} | {part.p99_err.median():+.1%} | "
+                      f"{(part.p99_err.abs() <= 0.1).mean():.0%} | {part.mean_err.abs().median():.1%} |")
 
 
 def plot(df, out) -> None:
