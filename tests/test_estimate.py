@@ -116,6 +116,8 @@ def test_the_estimate_does_not_depend_on_the_workers(monkeypatch):
     ({"scheme": {"name": "homa"}}, "scheme homa: its receivers grant"),
     ({"scheme": {"name": "ideal"}}, "flow-level model"),
     ({"scheme": {"name": "dcqcn"}}, "PFC pauses carry congestion"),
+    ({"run": {"stop_time_s": 0.01}}, "run.stop_time_s ask for what only a run of the whole fabric has"),
+    ({"run": {"sample_us": 10.0, "sample_flows": True}}, "run.sample_us ask for"),
 ])
 def test_what_is_not_per_link_is_refused_by_name(changes, named):
     spec = spec_from_dict({**ECMP, **changes, "workload": {"flows": 10}})

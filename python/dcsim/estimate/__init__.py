@@ -47,6 +47,10 @@ def refusal(spec) -> Optional[str]:
         return "faults change the routes during the run: run it (`dcsim run`)"
     if spec.workload.traffic_classes > 1:
         return "traffic classes are not carried into the links' simulations"
+    asked = spec.run.recorded() + (["run.stop_time_s"] if spec.run.stop_time_s is not None else [])
+    if asked:
+        return (f"{' and '.join(asked)} ask for what only a run of the whole fabric has (its samples, queueing "
+                "delays, links, a time to stop at): unset them, or run it (`dcsim run`)")
     return None
 
 

@@ -354,10 +354,7 @@ def caveats(spec: Spec) -> list[str]:
 
     out = list(spec.scheme.caveats(spec)) + overload_caveats(spec) + cost_caveat(spec)
     if spec.scheme.engine_model != "packets":
-        r = spec.run
-        asked = [name for name, on in (("run.sample_us", r.sample_us is not None),
-                                       ("run.queueing_delay", r.queueing_delay),
-                                       ("run.report_links", bool(r.report_links))) if on]
+        asked = spec.run.recorded()
         if asked:
             out.append(f"scheme {spec.scheme.name} is a flow-level model, with no packets, queues or links: "
                        f"{' and '.join(asked)} record nothing")

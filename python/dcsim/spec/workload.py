@@ -295,3 +295,10 @@ class RunOptions(Model):
         "FCT then includes that ACK's way back); receiver, when the receiver holds every byte (one-way ideal). Homa, "
         "which acknowledges nothing, is always timed at the receiver",
         source="pFabric and PIAS ns-2 scripts (the FCT they log ends at the sender)")
+
+    def recorded(self) -> list[str]:
+        """The options set that record what only a packet-level run of the
+        whole fabric has (its queues, links and packets)."""
+        return [name for name, on in (("run.sample_us", self.sample_us is not None),
+                                      ("run.queueing_delay", self.queueing_delay),
+                                      ("run.report_links", bool(self.report_links))) if on]
