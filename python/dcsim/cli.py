@@ -140,6 +140,9 @@ def estimate(
                                           "process, without Dask)"),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address instead of a local cluster"),
     cluster: bool = typer.Option(True, help="let one link stand for links whose workloads are alike"),
+    passes: Optional[int] = typer.Option(None, min=1, help="passes over the links, each after the first limiting a "
+                                         "flow at a link to what its other links let it send (default 3; "
+                                         "docs/estimator.md)"),
     seed: Optional[int] = typer.Option(None, help="override the spec's seed"),
     flows: Optional[int] = typer.Option(None, help="override workload.flows"),
     set_: List[str] = typer.Option([], "--set", help="override any field: --set workload.load=0.3"),
@@ -157,7 +160,7 @@ def estimate(
         for w in caveats(s):
             warn(w)
         summary = estimate_to_dir(s, out, force=force, overrides=overrides, workers=workers, scheduler=scheduler,
-                                  cluster=cluster, quiet=quiet)
+                                  cluster=cluster, quiet=quiet, passes=passes)
     except SpecError as e:
         fail(str(e))
     except OSError as e:

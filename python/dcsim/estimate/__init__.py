@@ -97,54 +97,126 @@ def _client(scheduler, workers: Optional[int]):
 TASKS_PER_WORKER = 8
 
 
-def _run_tasks(configs: list[dict], scheduler, workers: Optional[int], quiet: bool) -> list:
-    """Each configuration's `tasks.simulate`, in order, in batches of about
-    equal work (`tasks.batches`), `TASKS_PER_WORKER` for each worker.
-    `workers = 0`: in this process, without Dask."""
-    from .tasks import batches, cost, simulate, simulate_batch
+class _Runner:
+    """Runs simulations (`tasks.simulate`): in this process (`workers` 0,
+    no scheduler), or as Dask tasks on a scheduler's cluster or a local
+    one started at the first call and kept for the estimate's later
+    passes (`close`)."""
 
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
+    def __init__(self, scheduler, workers: Optional[int], quiet: bool):
+        self.scheduler, self.workers, self.quiet = scheduler, workers, quiet
+        self.client, self.owned = None, False
 
-        bar = tqdm(total=len(configs), unit="link", file=sys.stderr, ncols=100)
-    try:
-        if workers == 0 and scheduler is None:
-            out = []
-            for c in configs:
-                out.append(simulate(c))
-                bar and bar.update(1)
-            return out
-        from dask.distributed import as_completed
+    def __call__(self, configs: list[dict]) -> list:
+        """Each configuration's `tasks.simulate`, in order, in batches of
+        about equal work (`tasks.batches`), `TASKS_PER_WORKER` for each
+        worker."""
+        from .tasks import batches, cost, simulate, simulate_batch
 
-        client, owned = _client(scheduler, workers)
+        bar = None
+        if not self.quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(configs), unit="link", file=sys.stderr, ncols=100)
         try:
-            n = sum(client.nthreads().values()) or 1
+            if self.workers == 0 and self.scheduler is None:
+                out = []
+                for c in configs:
+                    out.append(simulate(c))
+                    bar and bar.update(1)
+                return out
+            from dask.distributed import as_completed
+
+            if self.client is None:
+                self.client, self.owned = _client(self.scheduler, self.workers)
+            n = sum(self.client.nthreads().values()) or 1
             groups = batches([cost(c) for c in configs], TASKS_PER_WORKER * n)
-            futures = client.map(simulate_batch, [[configs[i] for i in g] for g in groups], pure=False)
+            futures = self.client.map(simulate_batch, [[configs[i] for i in g] for g in groups], pure=False)
             size = {f.key: len(g) for f, g in zip(futures, groups)}
             for f in as_completed(futures):
                 bar and bar.update(size[f.key])
             out: list = [None] * len(configs)
-            for g, res in zip(groups, client.gather(futures)):
+            for g, res in zip(groups, self.client.gather(futures)):
                 for i, r in zip(g, res):
                     out[i] = r
             return out
         finally:
-            if owned:
-                cluster = client.cluster
-                client.close()
-                cluster and cluster.close()
-    finally:
-        bar and bar.close()
+            bar and bar.close()
+
+    def describe(self):
+        """Where the simulations ran (the summary's `estimate.workers`)."""
+        if self.scheduler is not None:
+            return str(self.scheduler)
+        return "in process" if self.workers == 0 else self.workers or os.cpu_count()
+
+    def close(self) -> None:
+        if self.owned:
+            cluster = self.client.cluster
+            self.client.close()
+            cluster and cluster.close()
+        self.client, self.owned = None, False
+
+
+#: passes over the links by default (docs/estimator.md, "Passes")
+PASSES = 3
+#: caps: rates a factor 2**(1/2) apart, down to the NIC's over 2**8
+CAP_STEPS, CAP_MAX = 2, 16
+#: flows of at most this many packets are never capped: they finish within
+#: their first windows, and what delays them elsewhere is a wait, not a
+#: share of a link's bandwidth
+MIN_CAPPED = 64
+
+
+def _caps(d, excess, packets, wire, channels=None) -> dict[int, dict[int, int]]:
+    """For each busy channel (or each of `channels`), the flows that their
+    other links held back in the pass before (`excess`: each channel's
+    excess for its flows), and the rate that leaves them: their NIC's rate
+    times their transmission time over it, over that time plus the largest
+    excess of their other links, in steps of a factor 2**(1/2)."""
+    pos = d.channel_positions()
+    e = np.zeros(len(d.ports))
+    for c, p in pos.items():
+        if c in excess:
+            e[p] = np.nan_to_num(excess[c])
+    starts = d.offsets[:-1]
+    flow_of = np.repeat(np.arange(len(d.flow_id)), np.diff(d.offsets))
+    top = np.maximum.reduceat(e, starts)
+    ties = np.add.reduceat((e == top[flow_of]).astype(np.int64), starts)
+    second = np.maximum.reduceat(np.where(e == top[flow_of], -np.inf, e), starts)
+    second = np.where(ties > 1, top, np.maximum(second, 0.0))
+    other = np.where(e == top[flow_of], second[flow_of], top[flow_of])
+    nic = d.rate_bps[d.ports[starts]].astype(np.float64)
+    t = packets * wire * 8 / nic * 1e12  # ps
+    share = t[flow_of] / (t[flow_of] + other)
+    k = np.minimum(np.round(-CAP_STEPS * np.log2(np.maximum(share, 1e-9))), CAP_MAX).astype(np.int64)
+    k[packets[flow_of] <= MIN_CAPPED] = 0
+    out: dict[int, dict[int, int]] = {}
+    for c in pos if channels is None else channels:
+        p = pos[c]
+        sel = k[p] > 0
+        if sel.any():
+            f = flow_of[p][sel]
+            out[c] = {int(i): int(nic[i] * 2.0 ** (-kk / CAP_STEPS)) for i, kk in zip(f, k[p][sel])}
+    return out
 
 
 def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, cluster: bool = True,
-             quiet: bool = True) -> Estimate:
+             quiet: bool = True, passes: Optional[int] = None) -> Estimate:
     """Estimate `spec`'s run. `workers`: local Dask workers (default one
     per core; 0: in this process, no Dask); `scheduler`: a Dask scheduler
     address or client instead; `cluster`: let representatives stand for
-    links with alike workloads (else every busy link is simulated)."""
+    links with alike workloads (else every busy link is simulated);
+    `passes`: over the links (default `PASSES`), each after the first
+    limiting a flow at a link to what its other links let it send in the
+    pass before (`_caps`)."""
+    runner = _Runner(scheduler, workers, quiet)
+    try:
+        return _estimate(spec, runner, cluster, passes)
+    finally:
+        runner.close()
+
+
+def _estimate(spec, run_tasks: _Runner, cluster: bool, passes: Optional[int]) -> Estimate:
     from .._core import sample_flows
     from ..metrics import summarize
     from ..simulate import build
@@ -155,6 +227,9 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
     why = refusal(spec)
     if why:
         raise SpecError(f"dcsim estimate: {why}")
+    passes = PASSES if passes is None else passes
+    if passes < 1:
+        raise SpecError(f"dcsim estimate: passes must be at least 1 (got {passes})")
     t0 = time.perf_counter()
     cfg = engine_config(spec)
     flows = sample_flows(json.dumps(cfg))
@@ -198,8 +273,10 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
     alone_cfgs = [alone.alone_config({**base, "seed": spec.seed}, h, grids[h], mss) for h in paths]
 
     t1 = time.perf_counter()
-    results = _run_tasks(link_cfgs + alone_cfgs, scheduler, workers, quiet)
+    results = run_tasks(link_cfgs + alone_cfgs)
+    tasks = len(results)
     t2 = time.perf_counter()
+    simulating = t2 - t1
     runs = dict(zip(reps, results[:len(reps)]))
     lone = {h: r for h, r in zip(paths, results[len(reps):])}
 
@@ -207,23 +284,62 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
         fct, ideal = lone[h]
         return alone.overhead(grids[h], fct, ideal, n)
 
-    # each simulated link's excess for its flows; each cluster's draws
-    excess: dict[int, np.ndarray] = {}
-    for c in reps:
-        idx = channels[c]
-        fct, ideal = runs[c]
-        hs = fabrics[c][2]
-        o = np.empty(len(idx))
-        for h in set(hs):
-            m = np.array([x == h for x in hs])
-            o[m] = overhead(h, packets[idx][m])
-        excess[c] = np.where(fct >= 0, np.maximum(0.0, fct - ideal - o), np.nan)
-    draws: dict[tuple, combine.Draws] = {}
-    for rs in set(pool.values()):
-        idx = np.concatenate([channels[r] for r in rs])
-        ex = np.concatenate([excess[r] for r in rs])
-        ok = ~np.isnan(ex)
-        draws[rs] = combine.Draws.of(d.size[idx][ok], ex[ok], packets[idx][ok])
+    def link_excess(fabrics, runs) -> dict[int, np.ndarray]:
+        """Each busy channel's excess for its flows: its own where it was
+        simulated, else drawn from its representatives'."""
+        excess: dict[int, np.ndarray] = {}
+        for c in reps:
+            idx = channels[c]
+            fct, ideal = runs[c]
+            hs = fabrics[c][2]
+            o = np.empty(len(idx))
+            for h in set(hs):
+                m = np.array([x == h for x in hs])
+                o[m] = overhead(h, packets[idx][m])
+            excess[c] = np.where(fct >= 0, np.maximum(0.0, fct - ideal - o), np.nan)
+        draws: dict[tuple, combine.Draws] = {}
+        for rs in set(pool.values()):
+            idx = np.concatenate([channels[r] for r in rs])
+            ex = np.concatenate([excess[r] for r in rs])
+            ok = ~np.isnan(ex)
+            draws[rs] = combine.Draws.of(d.size[idx][ok], ex[ok], packets[idx][ok])
+        for c, idx in busy.items():
+            if c not in excess:
+                excess[c] = draws[pool[c]].draw(d.size[idx].astype(np.int64),
+                                                combine.keys(spec.seed, d.flow_id[idx], c)) * packets[idx]
+        return excess
+
+    excess = link_excess(fabrics, runs)
+    held: dict = {}
+    for _ in range(passes - 1):
+        # another pass: each flow reaches a simulated link no faster than the
+        # rest of its path let it send in the pass before (what it lost to
+        # its slowest other link: `_caps`)
+        caps = _caps(d, excess, packets, spec.scheme.mss_bytes + spec.scheme.header_bytes, reps)
+        # (a link whose flows are held as in the pass before runs as it did)
+        again = [k for k, c in enumerate(reps) if caps.get(c) != held.get(c)]
+        held = caps
+        fabrics.update({reps[k]: d.link_fabric(reps[k], caps.get(reps[k])) for k in again})
+        cfgs = [{**link_cfgs[k], "topology": fabrics[reps[k]][0],
+                 "workload": {"kind": "trace", "flows": fabrics[reps[k]][1]}} for k in again]
+        # alone again on each path whose flows are new to it
+        more: dict[tuple, set] = {}
+        for c in (reps[k] for k in again):
+            for i, h in zip(channels[c], fabrics[c][2]):
+                if int(packets[i]) not in need.get(h, ()):
+                    more.setdefault(h, set()).add(int(packets[i]))
+        new_paths = sorted(more)
+        for h in new_paths:
+            need.setdefault(h, set()).update(more[h])
+            grids[h] = alone.grid(np.fromiter(need[h], dtype=np.int64))
+        t = time.perf_counter()
+        results2 = run_tasks(cfgs + [alone.alone_config({**base, "seed": spec.seed}, h, grids[h], mss)
+                                     for h in new_paths])
+        simulating += time.perf_counter() - t
+        tasks += len(results2)
+        runs.update({reps[k]: r for k, r in zip(again, results2)})
+        lone.update(zip(new_paths, results2[len(again):]))
+        excess = link_excess(fabrics, runs)
 
     n = len(d.flow_id)
     est = d.ideal_ps.astype(np.float64)
@@ -231,11 +347,7 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
         sel = shape_of == k
         est[sel] += overhead(h, packets[sel])
     for c, idx in busy.items():
-        if c in excess:
-            est[idx] += excess[c]
-            continue
-        est[idx] += draws[pool[c]].draw(d.size[idx].astype(np.int64), combine.keys(spec.seed, d.flow_id[idx], c)) \
-            * packets[idx]
+        est[idx] += excess[c]
     t3 = time.perf_counter()
 
     start_s = d.start_ps.astype(np.float64) * PS
@@ -255,10 +367,10 @@ def estimate(spec, *, scheduler: Any = None, workers: Optional[int] = None, clus
         "status": "done", "flows_total": n, "flows_finished": int(np.isfinite(fct_s).sum()),
         "unfinished_flows": int((~np.isfinite(fct_s)).sum()), "wall_time_s": t3 - t0,
         "estimate": {"links_used": len(channels), "links_shared": len(busy), "links_simulated": len(reps),
-                     "alone_paths": len(paths),
-                     "tasks": len(results), "workers": "in process" if workers == 0 and scheduler is None
-                     else (str(scheduler) if scheduler is not None else workers or os.cpu_count()),
-                     "prepare_s": t1 - t0, "simulate_s": t2 - t1, "combine_s": t3 - t2,
+                     "alone_paths": len(lone), "passes": passes,
+                     "tasks": tasks, "workers": run_tasks.describe(),
+                     "prepare_s": t1 - t0, "simulate_s": simulating,
+                     "combine_s": t3 - t1 - simulating,
                      "caveats": caveats(spec)},
     }
     summary["stats"] = summarize({k: df[k].to_numpy() for k in ("size_bytes", "slowdown", "start_s", "ideal_fct_s")},

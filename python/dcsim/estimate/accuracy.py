@@ -43,7 +43,7 @@ def point_spec(topology: str, cdf: str, scheme: str, load: float, flows: int, se
             "scheme": {"name": scheme}, "workload": {"cdf": cdf, "load": load, "flows": flows}}
 
 
-def compare(spec: dict, workers=None, cluster: bool = True) -> dict:
+def compare(spec: dict, workers=None, cluster: bool = True, passes=None) -> dict:
     """Estimate and run `spec` (a dict); per size bin of the papers, the
     mean and 99th-percentile slowdowns and their relative errors, and the
     wall times."""
@@ -53,7 +53,7 @@ def compare(spec: dict, workers=None, cluster: bool = True) -> dict:
     from . import estimate
 
     t = time.perf_counter()
-    e = estimate(spec_from_dict(spec), workers=workers, cluster=cluster)
+    e = estimate(spec_from_dict(spec), workers=workers, cluster=cluster, passes=passes)
     t_est = time.perf_counter() - t
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -92,7 +92,7 @@ def _print_point(title: str, r: dict) -> None:
               f"{row['mean_err']:+.1%} | {row['exact_p99']:.3f} | {row['est_p99']:.3f} | {row['p99_err']:+.1%} |")
 
 
-def grid(out, topologies, flows: int | None, seed: int, workers) -> None:
+def grid(out, topologies, flows: int | None, seed: int, workers, passes=None) -> None:
     """Every point of `GRID` on `topologies` not yet in the CSV `out`,
     appended as it finishes (one line per size bin); `flows` None takes
     `GRID_FLOWS`."""
@@ -109,7 +109,7 @@ def grid(out, topologies, flows: int | None, seed: int, workers) -> None:
         if (topo, cdf, scheme, str(load)) in have:
             continue
         n = flows or GRID_FLOWS[cdf]
-        r = compare(point_spec(topo, cdf, scheme, load, n, seed), workers)
+        r = compare(point_spec(topo, cdf, scheme, load, n, seed), workers, passes=passes)
         _print_point(f"{topo}, {cdf}, {scheme}, load {load}, {n:,} flows, seed {seed}", r)
         s = r["summary"]
         rows = [{"topology": topo, "cdf": cdf, "scheme": scheme, "load": load, "flows_run": n, "seed": seed,
@@ -188,11 +188,12 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=None, help="Dask workers (default: one per core; 0: none)")
     ap.add_argument("--no-cluster", dest="cluster", action="store_false")
+    ap.add_argument("--passes", type=int, default=None, help="the estimator's passes (default: its own, 3)")
     ap.add_argument("--grid", metavar="OUT.csv", help="run the issue's table, appending to OUT.csv (resumable)")
     ap.add_argument("--plot", metavar="OUT.png", help="with --grid: draw the table (estimate against exact)")
     a = ap.parse_args(argv)
     if a.grid:
-        grid(a.grid, a.topology or list(FABRICS), a.flows, a.seed, a.workers)
+        grid(a.grid, a.topology or list(FABRICS), a.flows, a.seed, a.workers, a.passes)
         if a.plot:
             import pandas as pd
 
@@ -200,7 +201,7 @@ def main(argv=None) -> None:
         return
     [topo] = a.topology or ["leaf_spine"]
     flows = a.flows or 20000
-    r = compare(point_spec(topo, a.cdf, a.scheme, a.load, flows, a.seed), a.workers, a.cluster)
+    r = compare(point_spec(topo, a.cdf, a.scheme, a.load, flows, a.seed), a.workers, a.cluster, a.passes)
     _print_point(f"{topo}, {a.cdf}, {a.scheme}, load {a.load}, {flows:,} flows, seed {a.seed}", r)
 
 

@@ -83,6 +83,14 @@ class Decomposition:
                     self._by_channel[int(chunk_ports[0])] = chunk_flows
         return self._by_channel
 
+    def channel_positions(self) -> dict[int, np.ndarray]:
+        """Each busy channel's places in `ports` (the flows' paths laid end
+        to end), in the order of `channels()`'s flows."""
+        order = np.argsort(self.ports, kind="stable")
+        ports = self.ports[order]
+        cuts = np.flatnonzero(np.diff(ports)) + 1
+        return {int(p[0]): o for p, o in zip(np.split(ports, cuts), np.split(order, cuts)) if len(p)}
+
     def path_shapes(self) -> tuple[list[tuple], np.ndarray]:
         """The distinct paths as (rate, delay) hops, and each flow's index
         among them (flows grouped by path length, their hops' kinds
@@ -103,29 +111,39 @@ class Decomposition:
             shapes += [tuple(kinds[k] for k in row) for row in uniq.tolist()]
         return shapes, which
 
-    def link_fabric(self, channel: int) -> tuple[dict, list, list]:
+    def link_fabric(self, channel: int, caps: dict | None = None) -> tuple[dict, list, list]:
         """The channel's own fabric (the engine's `graph` topology), its
         flows as a trace `(start_ps, src, dst, size)` on it, in the order of
         `channels()[channel]`, and each flow's path there as (rate, delay)
-        hops."""
+        hops. `caps` (flow index -> rate): those flows reach the channel
+        through a link of their own at that rate (after it, at a NIC),
+        standing for what the rest of their path lets them send."""
+        caps = caps or {}
         flows = self.channels()[channel]
         rate, delay = int(self.rate_bps[channel]), int(self.delay_ps[channel])
         first = bool(self.node[channel] < self.hosts)  # a NIC: the source link is the channel
         last = bool(self.peer[channel] < self.hosts)   # the link into a host: no fast link after it
-        sources: dict[int, tuple[int, int]] = {}
-        sinks: dict[int, tuple[int, int]] = {}
+        sources: dict = {}
+        sinks: dict = {}
+        src_of, dst_of = {}, {}
         for i in flows:
             p = self.path(i)
             j = int(np.flatnonzero(p == channel)[0])
             up, down = p[:j], p[j + 1:]
+            cap = caps.get(int(i))
+            s_key = int(self.src[i]) if cap is None or first else ("flow", int(i))
+            d_key = int(self.dst[i]) if cap is None or not first else ("flow", int(i))
+            src_of[int(i)], dst_of[int(i)] = s_key, d_key
             if first:
-                sources.setdefault(int(self.src[i]), (rate, delay))
+                sources.setdefault(s_key, (rate, delay))
             else:
-                sources.setdefault(int(self.src[i]), (int(self.rate_bps[p[0]]), int(self.delay_ps[up].sum())))
+                sources.setdefault(s_key, (int(cap) if cap is not None else int(self.rate_bps[p[0]]),
+                                           int(self.delay_ps[up].sum())))
             if len(down):
-                sinks.setdefault(int(self.dst[i]), (FAT * int(self.rate_bps[down].min()), int(self.delay_ps[down].sum())))
+                sinks.setdefault(d_key, (int(cap) if cap is not None and first else
+                                         FAT * int(self.rate_bps[down].min()), int(self.delay_ps[down].sum())))
             else:
-                sinks.setdefault(int(self.dst[i]), (rate, delay))
+                sinks.setdefault(d_key, (rate, delay))
         src_ids = {h: k for k, h in enumerate(sources)}
         dst_ids = {h: len(src_ids) + k for k, h in enumerate(sinks)}
         hosts = len(src_ids) + len(dst_ids)
@@ -145,10 +163,10 @@ class Decomposition:
             links += [(dst_ids[h], v, r, d) for h, (r, d) in sinks.items()]
         switches = 1 if (first or last) else 2
         topology = {"kind": "graph", "hosts": hosts, "switches": switches, "links": [list(x) for x in links]}
-        trace = [[int(self.start_ps[i]), src_ids[int(self.src[i])], dst_ids[int(self.dst[i])], int(self.size[i])]
+        trace = [[int(self.start_ps[i]), src_ids[src_of[int(i)]], dst_ids[dst_of[int(i)]], int(self.size[i])]
                  for i in flows]
         hops = []
         for i in flows:
-            up, down = sources[int(self.src[i])], sinks[int(self.dst[i])]
+            up, down = sources[src_of[int(i)]], sinks[dst_of[int(i)]]
             hops.append((up, down) if first or last else (up, (rate, delay), down))
         return topology, trace, hops
