@@ -169,7 +169,7 @@ def estimate(
         print("dcsim: interrupted; nothing was written", file=sys.stderr)
         raise typer.Exit(130)
     if not quiet:
-        print_run(summary)
+        print_run(summary, caveats=False)
         e = summary["estimate"]
         print(f"estimated: {e['links_simulated']} of the {e['links_shared']} links that flows share simulated, in "
               f"{summary['wall_time_s']:.1f} s; results: {out}/flows.parquet, {out}/summary.json", file=sys.stderr)

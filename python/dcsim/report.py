@@ -263,7 +263,8 @@ def _run_section(d: Path, bins=None) -> str:
     stats = stats_of(d, summary, bins)
     headers, rows = stats_table(stats)
     # an estimate has no engine counters: what it simulated stands in their place
-    what, numbers = ("estimate", summary["estimate"]) if summary.get("estimated") else ("counters", summary["counters"])
+    what, numbers = ("estimate", {k: v for k, v in summary["estimate"].items() if k != "caveats"}) \
+        if summary.get("estimated") else ("counters", summary["counters"])
     counters = "".join(f"<tr><td class=l>{_esc(k)}</td><td>{_esc(_f(v) if isinstance(v, (int, float)) else v)}</td></tr>"
                        for k, v in numbers.items())
     overrides = summary.get("overrides") or {}

@@ -166,13 +166,16 @@ def _buffers_and_packets(r: dict) -> str:
             f"{r['mss_bytes']} + {r['header_bytes']} B packets")
 
 
-def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None) -> None:
+def print_run(summary: dict, stats: Optional[dict] = None, out: Optional[TextIO] = None,
+              caveats: bool = True) -> None:
+    """The run's table and notes; `caveats`: with an estimate's caveats
+    (`dcsim estimate` has warned of them before it ran)."""
     stats = stats or summary["stats"]
     headers, rows = stats_table(stats)
     note = footer(stats) + (f"\n{homa_line(summary['homa'])}" if summary.get("homa") else "")
     if ran_on(summary):
         note += f"\n{ran_on(summary)}"
-    for c in summary.get("estimate", {}).get("caveats", []):
+    for c in summary.get("estimate", {}).get("caveats", []) if caveats else []:
         note += f"\ncaveat: {c}"  # an estimate's measured bias (docs/estimator.md)
     render(headline(summary) + " · slowdown (normalized FCT) by flow size", headers, rows, note, out)
 

@@ -318,6 +318,8 @@ def _estimate(spec, run_tasks: _Runner, cluster: bool, passes: Optional[int]) ->
         caps = _caps(d, excess, packets, spec.scheme.mss_bytes + spec.scheme.header_bytes, reps)
         # (a link whose flows are held as in the pass before runs as it did)
         again = [k for k, c in enumerate(reps) if caps.get(c) != held.get(c)]
+        if not again:
+            break  # the holds stand: more passes would change nothing
         held = caps
         fabrics.update({reps[k]: d.link_fabric(reps[k], caps.get(reps[k])) for k in again})
         cfgs = [{**link_cfgs[k], "topology": fabrics[reps[k]][0],
