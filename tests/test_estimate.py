@@ -132,10 +132,12 @@ def test_dcsim_estimate_writes_a_run_directory_that_show_compare_and_report_read
 
     spec = tmp_path / "s.toml"
     spec.write_text('[routing]\nload_balancing = "ecmp"\n[scheme]\nname = "dctcp"\n[workload]\nflows = 300\n')
-    r = CliRunner().invoke(app, ["estimate", str(spec), "--out", str(tmp_path / "est"), "--workers", "0", "-q"])
+    r = CliRunner().invoke(app, ["estimate", str(spec), "--out", str(tmp_path / "est"), "--workers", "0", "-q",
+                                 "--passes", "2"])
     assert r.exit_code == 0, r.output
     summary = json.loads((tmp_path / "est" / "summary.json").read_text())
     assert summary["estimated"] and summary["model"] == "decomposed" and summary["flows_total"] == 300
+    assert summary["estimate"]["passes"] == 2
     assert summary["estimate"]["links_simulated"] <= summary["estimate"]["links_shared"] <= summary["estimate"]["links_used"]
     flows = dcsim.read_flows(tmp_path / "est")
     assert len(flows) == 300 and flows.estimated.all() and (flows.slowdown >= 1 - 1e-9).all()
@@ -242,6 +244,30 @@ def test_a_flow_is_capped_at_a_link_by_what_its_other_links_cost_it():
     assert caps == {0: {0: rate // 2}}
     # nothing held back anywhere: no cap
     assert _caps(d, {0: a([0.0, 0.0]), 1: a([0.0, 0.0])}, a([100, 10]), wire) == {}
+
+
+def test_a_held_flow_reaches_its_link_through_a_link_of_its_own_at_the_held_rate():
+    """`link_fabric` with caps: before a switch's link, the held flow has a
+    source of its own whose link runs at the held rate; at a NIC, a sink of
+    its own after the link; the other flows keep their shared hosts."""
+    spec = spec_from_dict({**ECMP, "scheme": {"name": "dctcp"}, "workload": {"flows": 400, "load": 0.5}})
+    d = _decompose(spec)
+    busy = [c for c, idx in d.channels().items() if len(idx) > 2]
+    for c in (next(c for c in busy if d.node[c] >= d.hosts), next(c for c in busy if d.node[c] < d.hosts)):
+        flows = d.channels()[c]
+        held, rate = int(flows[1]), 1_234_000_000
+        plain_topo, plain_trace, plain_hops = d.link_fabric(c)
+        topo, trace, hops = d.link_fabric(c, {held: rate})
+        at_nic = bool(d.node[c] < d.hosts)
+        host = d.dst if at_nic else d.src
+        shared = int((host[flows] == host[held]).sum()) > 1
+        # one more end, the held flow's own (its host stays if other flows leave from or go to it)
+        assert topo["hosts"] == plain_topo["hosts"] + shared
+        end = trace[1][2] if at_nic else trace[1][1]
+        assert sum(1 for t in trace if (t[2] if at_nic else t[1]) == end) == 1
+        assert [x for x in topo["links"] if end in x[:2]] and all(x[2] == rate for x in topo["links"] if end in x[:2])
+        assert (hops[1][-1] if at_nic else hops[1][0])[0] == rate
+        assert [h for k, h in enumerate(hops) if k != 1] == [h for k, h in enumerate(plain_hops) if k != 1]
 
 
 def test_later_passes_bring_tcps_estimate_nearer_the_exact_run():

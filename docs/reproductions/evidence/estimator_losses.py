@@ -20,6 +20,7 @@ import json
 import numpy as np
 
 from dcsim._core import Sim, sample_flows
+from dcsim.estimate import link_base, link_config
 from dcsim.estimate.accuracy import FABRICS, point_spec
 from dcsim.estimate.decompose import Decomposition
 from dcsim.simulate import build
@@ -69,15 +70,15 @@ def main(argv=None) -> None:
     timeouts_exact = np.zeros(len(d.flow_id), dtype=np.int64)
     timeouts_exact[exact["flow_id"]] = exact["timeouts"]
 
-    base = {**cfg, "faults": [], "link_errors": [], "sampler": None, "stop_time_ps": None}
+    base = link_base(cfg)
     link_drops: dict[int, tuple[int, int]] = {}
     timeouts_links = np.zeros(len(d.flow_id), dtype=np.int64)
     for c, idx in d.channels().items():
         if len(idx) < 2:
             continue
-        topo, trace, _ = d.link_fabric(c)
-        s, f = run({**base, "seed": (spec.seed * 1_000_003 + c) % 2**63, "topology": topo,
-                    "workload": {"kind": "trace", "flows": trace}})
+        fabric = d.link_fabric(c)
+        topo = fabric[0]
+        s, f = run(link_config(base, spec.seed, c, fabric))
         link_drops[c] = channel_counts(s["ports"], topo, bool(d.node[c] < d.hosts), bool(d.peer[c] < d.hosts))
         timeouts_links[idx[f["flow_id"]]] += f["timeouts"]
 

@@ -157,6 +157,20 @@ class _Runner:
         self.client, self.owned = None, False
 
 
+def link_base(cfg: dict) -> dict:
+    """The run's engine configuration as every link's simulation shares it:
+    no faults, lossy links, sampling or stop time."""
+    return {**cfg, "faults": [], "link_errors": [], "sampler": None, "stop_time_ps": None}
+
+
+def link_config(base: dict, seed: int, channel: int, fabric: tuple) -> dict:
+    """The engine configuration of `channel`'s simulation on its fabric
+    (`Decomposition.link_fabric`), seeded by the run's seed and the link."""
+    topology, trace, _ = fabric
+    return {**base, "seed": (seed * 1_000_003 + channel) % 2**63, "topology": topology,
+            "workload": {"kind": "trace", "flows": trace}}
+
+
 #: passes over the links by default (docs/estimator.md, "Passes")
 PASSES = 3
 #: caps: rates a factor 2**(1/2) apart, down to the NIC's over 2**8
@@ -255,10 +269,9 @@ def _estimate(spec, run_tasks: _Runner, cluster: bool, passes: Optional[int]) ->
     for r in reps:
         pool.setdefault(tuple(clusters[r]), []).append(r)
     pool = {m: tuple(rs) for members, rs in pool.items() for m in members}
-    base = {**cfg, "faults": [], "link_errors": [], "sampler": None, "stop_time_ps": None}
+    base = link_base(cfg)
     fabrics = {c: d.link_fabric(c) for c in reps}
-    link_cfgs = [{**base, "seed": (spec.seed * 1_000_003 + c) % 2**63, "topology": fabrics[c][0],
-                  "workload": {"kind": "trace", "flows": fabrics[c][1]}} for c in reps]
+    link_cfgs = [link_config(base, spec.seed, c, fabrics[c]) for c in reps]
 
     # alone, on every path a flow takes: its own, and its links' small fabrics'
     need: dict[tuple, set] = {}
@@ -322,8 +335,7 @@ def _estimate(spec, run_tasks: _Runner, cluster: bool, passes: Optional[int]) ->
             break  # the holds stand: more passes would change nothing
         held = caps
         fabrics.update({reps[k]: d.link_fabric(reps[k], caps.get(reps[k])) for k in again})
-        cfgs = [{**link_cfgs[k], "topology": fabrics[reps[k]][0],
-                 "workload": {"kind": "trace", "flows": fabrics[reps[k]][1]}} for k in again]
+        cfgs = [link_config(base, spec.seed, reps[k], fabrics[reps[k]]) for k in again]
         # alone again on each path whose flows are new to it
         more: dict[tuple, set] = {}
         for c in (reps[k] for k in again):

@@ -52,6 +52,7 @@ class Decomposition:
     delay_ps: np.ndarray
     hosts: int
     _by_channel: dict = field(default_factory=dict, repr=False)
+    _positions: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, sim, flows: dict, hosts: int) -> "Decomposition":
@@ -75,21 +76,17 @@ class Decomposition:
         indices, in start order)."""
         if not self._by_channel:
             flow_of = np.repeat(np.arange(len(self.flow_id)), np.diff(self.offsets))
-            order = np.argsort(self.ports, kind="stable")
-            ports, flows = self.ports[order], flow_of[order]
-            cuts = np.flatnonzero(np.diff(ports)) + 1
-            for chunk_ports, chunk_flows in zip(np.split(ports, cuts), np.split(flows, cuts)):
-                if len(chunk_ports):
-                    self._by_channel[int(chunk_ports[0])] = chunk_flows
+            self._by_channel.update({c: flow_of[p] for c, p in self.channel_positions().items()})
         return self._by_channel
 
     def channel_positions(self) -> dict[int, np.ndarray]:
-        """Each busy channel's places in `ports` (the flows' paths laid end
-        to end), in the order of `channels()`'s flows."""
-        order = np.argsort(self.ports, kind="stable")
-        ports = self.ports[order]
-        cuts = np.flatnonzero(np.diff(ports)) + 1
-        return {int(p[0]): o for p, o in zip(np.split(ports, cuts), np.split(order, cuts)) if len(p)}
+        """Every channel's places in `ports` (the flows' paths laid end to
+        end), in the order of `channels()`'s flows."""
+        if not self._positions:
+            order = np.argsort(self.ports, kind="stable")
+            cuts = np.flatnonzero(np.diff(self.ports[order])) + 1
+            self._positions.update({int(self.ports[o[0]]): o for o in np.split(order, cuts) if len(o)})
+        return self._positions
 
     def path_shapes(self) -> tuple[list[tuple], np.ndarray]:
         """The distinct paths as (rate, delay) hops, and each flow's index
